@@ -1,0 +1,102 @@
+"""The ``tokconf`` command: one module per subcommand, each with ``add_parser`` and ``run``.
+
+Exit codes: 0 all as expected, 1 unexpected or stale divergences, 2 usage or input error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+__all__ = ["main", "EXIT_OK", "EXIT_DIVERGENCE", "EXIT_USAGE"]
+
+EXIT_OK = 0
+EXIT_DIVERGENCE = 1
+EXIT_USAGE = 2
+
+#: Subcommand modules, in the order `--help` lists them. A module that fails to import
+#: (an optional dependency missing) is left out of the parser with a note, not fatal.
+SUBCOMMANDS = (
+    "harness.cli.run_cmd",
+    "harness.cli.list_cmd",
+    "harness.cli.encode_cmd",
+    "harness.cli.decode_cmd",
+    "harness.cli.train_cmd",
+    "harness.cli.report_cmd",
+    "harness.cli.diff_cmd",
+)
+
+
+class UsageError(Exception):
+    """Bad arguments or input: exit 2 with the message."""
+
+
+def common_options() -> argparse.ArgumentParser:
+    """Options every subcommand that touches adapters accepts."""
+    parent = argparse.ArgumentParser(add_help=False)
+    group = parent.add_argument_group("adapters")
+    group.add_argument(
+        "--plugin",
+        action="append",
+        default=[],
+        metavar="MODULE:ATTR",
+        help="register adapters from MODULE:ATTR (repeatable)",
+    )
+    group.add_argument(
+        "--vocab-dir",
+        metavar="FOLDER",
+        help="folder of vocabulary files (also TOKCONF_VOCAB_DIR); verified by SHA-256",
+    )
+    return parent
+
+
+def apply_common(args: argparse.Namespace):
+    """Apply --vocab-dir and --plugin; return the registry."""
+    from harness.registry import RegistryError, default_registry
+    from harness.vocab import set_vocab_dir
+
+    if getattr(args, "vocab_dir", None):
+        set_vocab_dir(args.vocab_dir)
+    try:
+        return default_registry(plugins=getattr(args, "plugin", []) or [])
+    except RegistryError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tokconf",
+        description="Differential conformance harness for byte-level BPE tokenizers.",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parent = common_options()
+    for module_name in SUBCOMMANDS:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name == module_name:
+                continue  # not written yet in this checkout
+            raise
+        module.add_parser(subparsers, parent)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "handler", None):
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return int(args.handler(args))
+    except UsageError as exc:
+        print(f"tokconf {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

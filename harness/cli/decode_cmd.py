@@ -1,0 +1,60 @@
+"""``tokconf decode``: IDs back to text and bytes, or the outcome that stopped it."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from harness.cli import EXIT_OK, UsageError, apply_common
+from harness.escapes import escape_text
+from harness.outcomes import capture
+from harness.registry import AdapterUnavailable, RegistryError
+
+
+def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
+    parser = subparsers.add_parser("decode", parents=[parent], help="decode IDs with adapters")
+    parser.add_argument("--impl", action="append", required=True, metavar="NAME")
+    parser.add_argument("--errors", default="replace", help="UTF-8 error handler (default: replace)")
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("ids", nargs="+", type=int, metavar="ID")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    registry = apply_common(args)
+    results = []
+    for name in args.impl:
+        try:
+            adapter = registry.get(name)
+        except RegistryError as exc:
+            raise UsageError(str(exc)) from exc
+        except AdapterUnavailable as exc:
+            results.append({"impl": name, "unavailable": str(exc)})
+            continue
+        row = {"impl": name}
+        as_bytes = capture("decode", adapter.decode_bytes, args.ids, classify=adapter.classify_error)
+        as_text = capture("decode", adapter.decode, args.ids, errors=args.errors,
+                          classify=adapter.classify_error)
+        if as_bytes.is_ok:
+            row["bytes"] = as_bytes.value.hex()
+        else:
+            row["bytes_error"] = {"category": as_bytes.category, "type": as_bytes.native_type,
+                                  "message": as_bytes.message}
+        if as_text.is_ok:
+            row["text"] = as_text.value
+        else:
+            row["error"] = {"category": as_text.category, "type": as_text.native_type,
+                            "message": as_text.message}
+        results.append(row)
+    if args.json:
+        print(json.dumps({"results": results}, ensure_ascii=False))
+        return EXIT_OK
+    for row in results:
+        if "unavailable" in row:
+            print(f"{row['impl']}: unavailable: {row['unavailable']}")
+            continue
+        text = f"{escape_text(row['text'])!s}" if "text" in row else f"raised {row['error']['category']} ({row['error']['type']})"
+        raw = row.get("bytes", f"raised {row.get('bytes_error', {}).get('category')}")
+        print(f"{row['impl']}: text: {text}")
+        print(f"{' ' * len(row['impl'])}  bytes: {raw}")
+    return EXIT_OK

@@ -1,0 +1,132 @@
+"""``tokconf encode``: one text through one or more adapters, side by side."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from harness.cli import EXIT_DIVERGENCE, EXIT_OK, UsageError, apply_common
+from harness.escapes import EscapeError, parse_escapes, visible_bytes
+from harness.outcomes import Outcome, capture
+from harness.registry import AdapterUnavailable, Registry, RegistryError
+
+
+def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
+    parser = subparsers.add_parser(
+        "encode", parents=[parent], help="encode TEXT with adapters and show the token pieces"
+    )
+    parser.add_argument("--impl", action="append", required=True, metavar="NAME",
+                        help="adapter name (repeatable); 'all' = every available adapter")
+    parser.add_argument("--allowed-special", nargs="+", metavar="all|none|TOKEN",
+                        help="tiktoken's allowed_special (default: none)")
+    parser.add_argument("--disallowed-special", nargs="+", metavar="all|none|TOKEN",
+                        help="tiktoken's disallowed_special (default: all)")
+    parser.add_argument("--escapes", action="store_true",
+                        help=r"read TEXT with backslash escapes (\n \t \r \\ \xNN \uNNNN \UNNNNNNNN)")
+    parser.add_argument("--trace", action="store_true", help="add each adapter's merge rounds")
+    parser.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    parser.add_argument("text", metavar="TEXT")
+    parser.set_defaults(handler=run)
+
+
+def policy_argument(values: list[str] | None, *, default: Any) -> Any:
+    """``['all']`` -> "all", ``['none']`` -> empty set, tokens -> a set of them."""
+    if values is None:
+        return default
+    if values == ["all"]:
+        return "all"
+    if values == ["none"]:
+        return frozenset()
+    if "all" in values or "none" in values:
+        raise UsageError("'all' and 'none' stand alone; do not mix them with token literals")
+    return frozenset(values)
+
+
+def resolve_impls(registry: Registry, names: list[str]) -> list[str]:
+    if "all" in names:
+        return [s.name for s in registry.specs() if registry.status(s.name) is None]
+    return names
+
+
+def encode_one(adapter, text: str, allowed: Any, disallowed: Any, *, trace: bool) -> dict[str, Any]:
+    outcome = capture(
+        "encode", adapter.encode, text,
+        allowed_special=allowed, disallowed_special=disallowed, classify=adapter.classify_error,
+    )
+    result: dict[str, Any] = {"impl": adapter.name, "encoding": adapter.encoding}
+    if outcome.is_ok:
+        ids = list(outcome.value)
+        result["ids"] = ids
+        pieces = [capture("decode", adapter.token_bytes, i, classify=adapter.classify_error) for i in ids]
+        result["pieces"] = [visible_bytes(p.value) if p.is_ok else None for p in pieces]
+        result["piece_bytes"] = [p.value.hex() if p.is_ok else None for p in pieces]
+    else:
+        result["error"] = _error(outcome)
+    if trace:
+        traced = capture("other", adapter.trace, text, classify=adapter.classify_error)
+        if traced.is_ok:
+            result["trace"] = [r.to_json() for r in traced.value]
+        else:
+            result["trace_error"] = _error(traced)
+    return result
+
+
+def _error(outcome: Outcome) -> dict[str, Any]:
+    return {"category": outcome.category or outcome.kind, "type": outcome.native_type,
+            "message": outcome.message}
+
+
+def run(args: argparse.Namespace) -> int:
+    registry = apply_common(args)
+    text = args.text
+    if args.escapes:
+        try:
+            text = parse_escapes(text)
+        except EscapeError as exc:
+            raise UsageError(str(exc)) from exc
+    allowed = policy_argument(args.allowed_special, default=frozenset())
+    disallowed = policy_argument(args.disallowed_special, default="all")
+    if disallowed == frozenset():
+        disallowed = ()
+    results = []
+    for name in resolve_impls(registry, args.impl):
+        try:
+            adapter = registry.get(name)
+        except RegistryError as exc:
+            raise UsageError(str(exc)) from exc
+        except AdapterUnavailable as exc:
+            results.append({"impl": name, "unavailable": str(exc)})
+            continue
+        results.append(encode_one(adapter, text, allowed, disallowed, trace=args.trace))
+    if args.json:
+        print(json.dumps({"results": results}, ensure_ascii=False))
+    else:
+        print_side_by_side(results)
+    return EXIT_DIVERGENCE if _diverges(results) else EXIT_OK
+
+
+def _diverges(results: list[dict[str, Any]]) -> bool:
+    by_encoding: dict[str, set[Any]] = {}
+    for r in results:
+        if "encoding" not in r:
+            continue
+        key = tuple(r["ids"]) if "ids" in r else ("error", r["error"]["category"])
+        by_encoding.setdefault(r["encoding"], set()).add(key)
+    return any(len(keys) > 1 for keys in by_encoding.values())
+
+
+def print_side_by_side(results: list[dict[str, Any]]) -> None:
+    width = max((len(r["impl"]) for r in results), default=0)
+    for r in results:
+        head = f"{r['impl']:<{width}}"
+        if "unavailable" in r:
+            print(f"{head}  unavailable: {r['unavailable']}")
+        elif "error" in r:
+            e = r["error"]
+            print(f"{head}  raised {e['category']} ({e['type']}): {e['message']}")
+        else:
+            print(f"{head}  {r['ids']}")
+            print(f"{'':<{width}}  |" + "|".join(p if p is not None else "?" for p in r["pieces"]) + "|")
+        for step in r.get("trace", []):
+            print(f"{'':<{width}}    rank {step['rank']}: {step['pair']} x{step['merged']}")

@@ -1,0 +1,53 @@
+"""``tokconf list``: every adapter, its encoding, library version, and availability."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from harness.cli import EXIT_OK, apply_common
+from harness.registry import library_version
+
+
+def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
+    parser = subparsers.add_parser(
+        "list", parents=[parent], help="list adapters and whether they are available here"
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--build",
+        action="store_true",
+        help="also build each adapter (loads vocabularies; proves availability, slower)",
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    registry = apply_common(args)
+    rows = []
+    for spec in registry.specs():
+        reason = registry.status(spec.name, build=args.build)
+        rows.append(
+            {
+                "name": spec.name,
+                "encoding": spec.encoding,
+                "library": spec.library,
+                "version": library_version(spec.library),
+                "available": reason is None,
+                "reason": reason,
+                "provider": spec.provider,
+            }
+        )
+    failures = registry.load_failures()
+    if args.json:
+        print(json.dumps({"adapters": rows, "provider_failures": failures}, indent=2))
+        return EXIT_OK
+    width = max((len(r["name"]) for r in rows), default=10)
+    enc_width = max((len(r["encoding"]) for r in rows), default=10)
+    for row in rows:
+        lib = f"{row['library']} {row['version'] or '(not installed)'}" if row["library"] else "-"
+        state = "available" if row["available"] else f"unavailable: {row['reason']}"
+        print(f"{row['name']:<{width}}  {row['encoding']:<{enc_width}}  {lib:<24}  {state}")
+    for name, reason in failures.items():
+        print(f"{name:<{width}}  provider failed: {reason}")
+    return EXIT_OK

@@ -1,0 +1,184 @@
+"""The one face every tokenizer shows the harness.
+
+tiktoken's special-token policy is the common language::
+
+    encode(text, allowed_special=set(), disallowed_special="all")
+
+``allowed_special`` names the special literals that become their special IDs;
+``disallowed_special`` names the literals whose presence is an error; the rest are
+ordinary text. Where a native library means something else (Hugging Face always treats
+added tokens as special, minbpe treats unlisted specials as ordinary text, GPT-2's
+``encoder.py`` knows no specials at all) the adapter reports its *native* behaviour and
+declares the difference in :attr:`Capabilities.special_policy` and ``notes``; it never
+papers over it.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import AbstractSet, Any, Collection, Literal, Mapping, Sequence
+
+from harness.outcomes import Operation, UnsupportedOperation
+
+__all__ = [
+    "Adapter",
+    "AllowedSpecial",
+    "Capabilities",
+    "DisallowedSpecial",
+    "SpecialPolicy",
+    "TraceRound",
+    "resolve_special_policy",
+]
+
+AllowedSpecial = Literal["all"] | AbstractSet[str]
+DisallowedSpecial = Literal["all"] | Collection[str]
+
+#: How an adapter natively treats special-token literals.
+#:  - ``tiktoken``: as the common language above.
+#:  - ``always-special``: every registered literal becomes its ID whatever the policy (HF).
+#:  - ``ordinary-unless-allowed``: literals not allowed are ordinary text; nothing raises
+#:    by default (minbpe's RegexTokenizer).
+#:  - ``none``: no special handling at all; literals are always ordinary text (encoder.py).
+SpecialPolicy = Literal["tiktoken", "always-special", "ordinary-unless-allowed", "none"]
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What an adapter supports, and how it differs from the common language."""
+
+    special_policy: SpecialPolicy = "tiktoken"
+    encode_ordinary: bool = True
+    batch: bool = False
+    trace: bool = False
+    pretokenize: bool = False
+    #: For a closed vocabulary: the characters it can encode at all. ``None`` = any text.
+    alphabet: frozenset[str] | None = None
+    #: Declared, human-readable differences from tiktoken semantics, shown in reports.
+    notes: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "special_policy": self.special_policy,
+            "encode_ordinary": self.encode_ordinary,
+            "batch": self.batch,
+            "trace": self.trace,
+            "pretokenize": self.pretokenize,
+            "closed_vocabulary": self.alphabet is not None,
+            "notes": list(self.notes),
+        }
+
+
+@dataclass(frozen=True)
+class TraceRound:
+    """One merge round: which pair merged, at what rank, in how many positions."""
+
+    pair: tuple[Any, Any]
+    rank: int | None
+    merged: int
+    result: Any = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "pair": [_jsonable(p) for p in self.pair],
+            "rank": self.rank,
+            "merged": self.merged,
+            "result": _jsonable(self.result),
+        }
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).decode("utf-8", errors="backslashreplace")
+    return value
+
+
+def resolve_special_policy(
+    specials: AbstractSet[str],
+    allowed_special: AllowedSpecial,
+    disallowed_special: DisallowedSpecial,
+) -> tuple[frozenset[str], frozenset[str]]:
+    """Turn tiktoken-style policy arguments into concrete (allowed, disallowed) sets.
+
+    >>> sorted(resolve_special_policy({"<a>", "<b>"}, {"<a>"}, "all")[1])
+    ['<b>']
+    >>> resolve_special_policy({"<a>"}, "all", "all")
+    (frozenset({'<a>'}), frozenset())
+    """
+    allowed = frozenset(specials) if allowed_special == "all" else frozenset(allowed_special)
+    if disallowed_special == "all":
+        disallowed = frozenset(specials) - allowed
+    else:
+        disallowed = frozenset(disallowed_special)
+    return allowed, disallowed
+
+
+class Adapter(ABC):
+    """Base class for adapters. Subclasses set ``name``, ``encoding`` and ``library``.
+
+    ``name`` is ``"<kind>:<encoding or argument>"``; ``encoding`` is the ID space it
+    claims (IDs are compared only between adapters of the same encoding); ``library``
+    is the distribution whose version the reports show.
+    """
+
+    name: str = ""
+    encoding: str = ""
+    library: str = ""
+    capabilities: Capabilities = Capabilities()
+
+    @property
+    def special_tokens(self) -> Mapping[str, int]:
+        return {}
+
+    @abstractmethod
+    def encode(
+        self,
+        text: str,
+        *,
+        allowed_special: AllowedSpecial = frozenset(),
+        disallowed_special: DisallowedSpecial = "all",
+    ) -> list[int]: ...
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        return self.encode(text, allowed_special=frozenset(), disallowed_special=())
+
+    def encode_batch(
+        self,
+        texts: Sequence[str],
+        *,
+        allowed_special: AllowedSpecial = frozenset(),
+        disallowed_special: DisallowedSpecial = "all",
+    ) -> list[list[int]]:
+        raise UnsupportedOperation(f"{self.name} has no batch encode")
+
+    @abstractmethod
+    def decode_bytes(self, ids: Sequence[int]) -> bytes: ...
+
+    def decode(self, ids: Sequence[int], *, errors: str = "replace") -> str:
+        return self.decode_bytes(ids).decode("utf-8", errors=errors)
+
+    def token_bytes(self, token_id: int) -> bytes:
+        """The bytes of one token, for showing token pieces."""
+        return self.decode_bytes([token_id])
+
+    def trace(self, text: str) -> list[TraceRound]:
+        raise UnsupportedOperation(f"{self.name} cannot trace its merges")
+
+    def pretokenize(self, text: str) -> list[str]:
+        raise UnsupportedOperation(f"{self.name} does not expose its pre-tokenizer")
+
+    def in_domain(self, text: str) -> bool:
+        """Whether ``text`` is inside what this adapter claims to encode.
+
+        Open vocabularies take any text; a closed one declares its alphabet and
+        inputs outside it are not counted against it.
+        """
+        alphabet = self.capabilities.alphabet
+        return alphabet is None or all(ch in alphabet for ch in text)
+
+    def classify_error(self, op: Operation, exc: BaseException) -> str | None:
+        """Hook: map a native exception to an outcome category; ``None`` = default."""
+        return None
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name} ({self.encoding})>"

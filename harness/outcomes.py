@@ -1,0 +1,201 @@
+"""What a call to an adapter produced: a value, or a categorised failure.
+
+No adapter call ever escapes as a raw exception. ``capture`` runs a call and turns
+whatever happens into an :class:`Outcome`. The *category* is a small closed set that
+lets different libraries be compared; the *native type* is kept as well, because the
+seeds care about it (``AssertionError`` vs ``ValueError``, ``KeyError`` vs ``ValueError``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Literal
+
+__all__ = [
+    "CATEGORIES",
+    "Outcome",
+    "UnsupportedOperation",
+    "capture",
+    "default_category",
+    "native_type_name",
+]
+
+#: The closed set of error categories. Adapters may only report these.
+CATEGORIES: frozenset[str] = frozenset(
+    {
+        "disallowed-special",  # a special-token literal where the policy forbids it
+        "unknown-token",  # text outside a closed vocabulary (teaching tokenizers)
+        "unknown-id",  # decode of an ID the vocabulary does not have
+        "invalid-utf8",  # strict decode of bytes that are not UTF-8
+        "unencodable-text",  # text that cannot become bytes (e.g. a lone surrogate, strictly)
+        "input-too-large",  # memory or size limits
+        "unsupported",  # the adapter does not offer this operation
+        "internal-error",  # anything else: a bug in the implementation under test
+    }
+)
+
+OutcomeKind = Literal["ok", "raised", "timeout", "crashed"]
+Operation = Literal["encode", "decode", "other"]
+
+
+class UnsupportedOperation(Exception):
+    """Raised by an adapter for an operation or option it does not offer.
+
+    It becomes an outcome of category ``unsupported``, which checks skip rather than
+    count as a divergence.
+    """
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The result of one adapter call.
+
+    ``value`` holds the IDs (a tuple of ints), bytes, or text of a successful call.
+    For failures, ``category`` is one of :data:`CATEGORIES` and ``native_type`` the
+    qualified name of the exception the library raised (``builtins.KeyError``).
+    """
+
+    kind: OutcomeKind
+    value: Any = None
+    category: str | None = None
+    native_type: str | None = None
+    message: str | None = None
+
+    @classmethod
+    def ok(cls, value: Any) -> Outcome:
+        if isinstance(value, list):
+            value = tuple(value)
+        return cls(kind="ok", value=value)
+
+    @classmethod
+    def raised(cls, category: str, native_type: str, message: str) -> Outcome:
+        if category not in CATEGORIES:
+            raise ValueError(
+                f"unknown outcome category {category!r}; expected one of {sorted(CATEGORIES)}"
+            )
+        return cls(kind="raised", category=category, native_type=native_type, message=message)
+
+    @classmethod
+    def timeout(cls, seconds: float) -> Outcome:
+        return cls(kind="timeout", message=f"no answer within {seconds:g} s")
+
+    @classmethod
+    def crashed(cls, detail: str) -> Outcome:
+        return cls(kind="crashed", message=detail)
+
+    @property
+    def is_ok(self) -> bool:
+        return self.kind == "ok"
+
+    @property
+    def is_unsupported(self) -> bool:
+        return self.kind == "raised" and self.category == "unsupported"
+
+    def same_as(self, other: Outcome) -> bool:
+        """Equal for comparison: values for successes, categories for failures."""
+        if self.kind != other.kind:
+            return False
+        if self.kind == "ok":
+            return self.value == other.value
+        return self.category == other.category
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict; bytes become a hex string under ``"bytes"``."""
+        if self.kind == "ok":
+            if isinstance(self.value, (bytes, bytearray)):
+                return {"kind": "ok", "bytes": bytes(self.value).hex()}
+            if isinstance(self.value, tuple):
+                return {"kind": "ok", "ids": list(self.value)}
+            return {"kind": "ok", "text": self.value}
+        out: dict[str, Any] = {"kind": self.kind}
+        for key in ("category", "native_type", "message"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Outcome:
+        if data["kind"] == "ok":
+            if "bytes" in data:
+                return cls.ok(bytes.fromhex(data["bytes"]))
+            if "ids" in data:
+                return cls.ok(tuple(data["ids"]))
+            return cls.ok(data.get("text"))
+        return cls(
+            kind=data["kind"],
+            category=data.get("category"),
+            native_type=data.get("native_type"),
+            message=data.get("message"),
+        )
+
+    def describe(self) -> str:
+        """One line for humans: ``[15339, 1917]`` or ``raised unknown-id (builtins.KeyError)``."""
+        if self.kind == "ok":
+            if isinstance(self.value, (bytes, bytearray)):
+                return f"bytes {bytes(self.value)!r}"
+            if isinstance(self.value, tuple):
+                return str(list(self.value))
+            return repr(self.value)
+        if self.kind == "raised":
+            return f"raised {self.category} ({self.native_type}): {self.message}"
+        return f"{self.kind}: {self.message}"
+
+
+def native_type_name(exc: BaseException) -> str:
+    """``builtins.KeyError``, ``pyo3_runtime.PanicException``: module-qualified type name."""
+    kind = type(exc)
+    return f"{kind.__module__}.{kind.__qualname__}"
+
+
+def default_category(op: Operation, exc: BaseException) -> str:
+    """Map a native exception to a category when the adapter has no better idea.
+
+    >>> default_category("decode", KeyError(99999))
+    'unknown-id'
+    >>> default_category("encode", ValueError("Encountered text corresponding to disallowed special token"))
+    'disallowed-special'
+    """
+    if isinstance(exc, UnsupportedOperation):
+        return "unsupported"
+    if isinstance(exc, UnicodeDecodeError):
+        return "invalid-utf8"
+    if isinstance(exc, UnicodeEncodeError):
+        return "unencodable-text"
+    if isinstance(exc, (MemoryError, OverflowError, RecursionError)):
+        return "input-too-large"
+    message = str(exc).lower()
+    if "disallowed special token" in message:
+        return "disallowed-special"
+    if isinstance(exc, (KeyError, IndexError)):
+        return "unknown-id" if op == "decode" else "unknown-token"
+    return "internal-error"
+
+
+def capture(
+    op: Operation,
+    fn: Callable[..., Any],
+    *args: Any,
+    classify: Callable[[Operation, BaseException], str | None] | None = None,
+    **kwargs: Any,
+) -> Outcome:
+    """Run ``fn`` and return its :class:`Outcome`.
+
+    Catches ``BaseException`` because tiktoken's Rust panics surface as
+    ``pyo3_runtime.PanicException``, which derives from ``BaseException``. Ctrl-C and
+    ``sys.exit`` are the user's, not the adapter's, and pass through.
+    """
+    try:
+        value = fn(*args, **kwargs)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # noqa: BLE001 - the whole point: nothing escapes
+        category = (classify(op, exc) if classify else None) or default_category(op, exc)
+        return Outcome.raised(category, native_type_name(exc), _message(exc))
+    return Outcome.ok(value)
+
+
+def _message(exc: BaseException) -> str:
+    text = str(exc)
+    if isinstance(exc, KeyError) and exc.args:
+        text = repr(exc.args[0])
+    return text[:500]

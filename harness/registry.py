@@ -1,0 +1,342 @@
+"""Find adapters: lazily, once, and without two providers claiming one name.
+
+Adapters come from the entry-point group ``tokconf.implementations`` (the built-in ones
+too, registered exactly as a third-party package registers its own) and from
+``--plugin module:attr``. An entry point or plugin resolves to any of:
+
+- an :class:`AdapterSpec` or a :class:`Family` (or an iterable of them);
+- an :class:`~harness.interface.Adapter` instance;
+- a zero-argument callable (an Adapter subclass, a factory) returning an Adapter.
+
+Listing builds specs only; no vocabulary is loaded until an adapter is asked for.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator
+
+from harness.interface import Adapter
+
+__all__ = [
+    "AdapterSpec",
+    "AdapterUnavailable",
+    "DuplicateAdapter",
+    "Family",
+    "Registry",
+    "RegistryError",
+    "default_registry",
+    "library_version",
+]
+
+ENTRY_POINT_GROUP = "tokconf.implementations"
+
+
+class RegistryError(Exception):
+    """A plugin or entry point could not be turned into adapters."""
+
+
+class DuplicateAdapter(RegistryError):
+    """Two providers registered the same adapter name."""
+
+
+class AdapterUnavailable(Exception):
+    """An adapter's dependency or vocabulary is missing; the message says why and the fix."""
+
+
+def library_version(distribution: str) -> str | None:
+    """The installed version of ``distribution``, or ``None`` if it is not installed."""
+    if not distribution:
+        return None
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+@dataclass(frozen=True)
+class AdapterSpec:
+    """What the registry knows about an adapter before building it."""
+
+    name: str
+    encoding: str
+    factory: Callable[[], Adapter]
+    library: str = ""
+    description: str = ""
+    #: Cheap availability probe: returns the reason it is unavailable, or None.
+    check: Callable[[], str | None] | None = field(default=None, compare=False)
+    provider: str = ""
+
+    @property
+    def kind(self) -> str:
+        return self.name.split(":", 1)[0]
+
+    def unavailable_reason(self) -> str | None:
+        if self.check is None:
+            return None
+        try:
+            return self.check()
+        except Exception as exc:  # a broken probe must not stop the listing
+            return f"availability check failed: {type(exc).__name__}: {exc}"
+
+
+@dataclass(frozen=True)
+class Family:
+    """A group of adapters from one provider.
+
+    ``specs`` lists the fixed names (``tiktoken:cl100k_base``). ``resolve`` handles
+    names that carry an argument, such as ``bytebpe:PATH/TO/MODEL.json``: it gets the
+    part after ``"<kind>:"`` and returns a spec, or raises :class:`RegistryError`.
+    """
+
+    kind: str
+    specs: Callable[[], Iterable[AdapterSpec]] = lambda: ()
+    resolve: Callable[[str], AdapterSpec] | None = None
+    #: Other name prefixes this family's ``resolve`` answers for.
+    extra_kinds: tuple[str, ...] = ()
+
+
+class Registry:
+    """Adapter specs by name, and the adapters built from them (built once, cached)."""
+
+    def __init__(self) -> None:
+        self._specs: dict[str, AdapterSpec] = {}
+        self._families: dict[str, tuple[Family, str]] = {}
+        self._built: dict[str, Adapter] = {}
+        self._failed: dict[str, str] = {}
+
+    # -- registration ------------------------------------------------------------------
+
+    def add(self, obj: Any, *, provider: str) -> None:
+        """Register whatever a plugin or entry point gave (see module docstring)."""
+        for spec_or_family in _coerce(obj, provider):
+            if isinstance(spec_or_family, Family):
+                self._add_family(spec_or_family, provider)
+            else:
+                self._add_spec(spec_or_family, provider)
+
+    def _add_spec(self, spec: AdapterSpec, provider: str) -> None:
+        if ":" not in spec.name:
+            raise RegistryError(
+                f"adapter name {spec.name!r} from {provider} must look like '<kind>:<encoding>'"
+            )
+        existing = self._specs.get(spec.name)
+        if existing is not None and existing.provider != provider:
+            raise DuplicateAdapter(
+                f"adapter {spec.name!r} is registered twice: by {existing.provider} and by "
+                f"{provider}; uninstall or rename one of them"
+            )
+        self._specs[spec.name] = _with_provider(spec, provider)
+
+    def _add_family(self, family: Family, provider: str) -> None:
+        for kind in (family.kind, *family.extra_kinds):
+            existing = self._families.get(kind)
+            if existing is not None and existing[1] != provider:
+                raise DuplicateAdapter(
+                    f"adapter kind {kind!r} is registered twice: by {existing[1]} and by "
+                    f"{provider}; uninstall or rename one of them"
+                )
+            self._families[kind] = (family, provider)
+        for spec in family.specs():
+            self._add_spec(spec, provider)
+
+    def load_entry_points(self) -> None:
+        for entry_point in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+            provider = f"entry point {entry_point.name} = {entry_point.value}"
+            try:
+                obj = entry_point.load()
+            except Exception as exc:
+                # one broken provider must not hide the others; it shows up in `list`
+                self._failed[f"{entry_point.name}:*"] = (
+                    f"{provider} failed to load: {type(exc).__name__}: {exc}"
+                )
+                continue
+            self.add(obj, provider=provider)
+
+    def load_plugin(self, target: str) -> list[str]:
+        """Register ``module:attr``; returns the adapter names it added."""
+        module_name, sep, attr = target.partition(":")
+        if not sep or not module_name or not attr:
+            raise RegistryError(
+                f"--plugin {target!r} must be 'module:attr', e.g. --plugin mypkg.adapter:factory"
+            )
+        try:
+            module = importlib.import_module(module_name)
+        except Exception as exc:
+            raise RegistryError(f"--plugin {target}: cannot import {module_name!r}: {exc}") from exc
+        try:
+            obj = getattr(module, attr)
+        except AttributeError as exc:
+            public = [n for n in dir(module) if not n.startswith("_")]
+            raise RegistryError(
+                f"--plugin {target}: module {module_name!r} has no attribute {attr!r}; "
+                f"it has: {', '.join(public[:20])}"
+            ) from exc
+        before = set(self._specs)
+        self.add(obj, provider=f"plugin {target}")
+        return sorted(set(self._specs) - before)
+
+    # -- lookup ------------------------------------------------------------------------
+
+    def names(self) -> list[str]:
+        return sorted(self._specs)
+
+    def specs(self) -> list[AdapterSpec]:
+        return [self._specs[n] for n in self.names()]
+
+    def load_failures(self) -> dict[str, str]:
+        return dict(self._failed)
+
+    def spec(self, name: str) -> AdapterSpec:
+        if name in self._specs:
+            return self._specs[name]
+        kind, sep, argument = name.partition(":")
+        family = self._families.get(kind)
+        if sep and family is not None and family[0].resolve is not None:
+            try:
+                spec = family[0].resolve(argument)
+            except RegistryError:
+                raise
+            except Exception as exc:
+                raise RegistryError(f"cannot resolve adapter {name!r}: {exc}") from exc
+            spec = _with_provider(spec, family[1])
+            self._specs[spec.name] = spec
+            if spec.name != name:
+                self._specs[name] = spec
+            return spec
+        close = [n for n in self.names() if n.split(":")[0] == kind] or self.names()
+        raise RegistryError(
+            f"no adapter named {name!r}; known adapters: {', '.join(close)}"
+            + (f"; argument-taking kinds: {', '.join(sorted(self._families))}" if self._families else "")
+            + ". Run `tokconf list` to see them all."
+        )
+
+    def get(self, name: str) -> Adapter:
+        """Build (once) and return the adapter ``name``.
+
+        Raises :class:`AdapterUnavailable` with the reason if it cannot be built here.
+        """
+        if name in self._built:
+            return self._built[name]
+        if name in self._failed:
+            raise AdapterUnavailable(self._failed[name])
+        spec = self.spec(name)
+        reason = spec.unavailable_reason()
+        if reason is not None:
+            self._failed[name] = reason
+            raise AdapterUnavailable(reason)
+        try:
+            adapter = spec.factory()
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:  # noqa: BLE001 - foreign code; report, don't die
+            reason = f"{type(exc).__name__}: {exc}"
+            self._failed[name] = reason
+            raise AdapterUnavailable(reason) from exc
+        self._built[name] = adapter
+        return adapter
+
+    def status(self, name: str, *, build: bool = False) -> str | None:
+        """``None`` if available, else the reason. ``build=True`` also builds it."""
+        try:
+            if build:
+                self.get(name)
+                return None
+            if name in self._failed:
+                return self._failed[name]
+            return self.spec(name).unavailable_reason()
+        except (AdapterUnavailable, RegistryError) as exc:
+            return str(exc)
+
+    def __iter__(self) -> Iterator[AdapterSpec]:
+        return iter(self.specs())
+
+
+def _with_provider(spec: AdapterSpec, provider: str) -> AdapterSpec:
+    if spec.provider:
+        return spec
+    return AdapterSpec(
+        name=spec.name,
+        encoding=spec.encoding,
+        factory=spec.factory,
+        library=spec.library,
+        description=spec.description,
+        check=spec.check,
+        provider=provider,
+    )
+
+
+def _coerce(obj: Any, provider: str) -> Iterator[AdapterSpec | Family]:
+    if isinstance(obj, (AdapterSpec, Family)):
+        yield obj
+        return
+    if isinstance(obj, Adapter):
+        adapter = obj
+        yield _spec_of_instance(adapter)
+        return
+    if isinstance(obj, type) and issubclass(obj, Adapter):
+        name = getattr(obj, "name", "")
+        if name:
+            yield AdapterSpec(
+                name=name, encoding=obj.encoding, factory=obj, library=getattr(obj, "library", "")
+            )
+            return
+    if isinstance(obj, (list, tuple)):
+        for item in obj:
+            yield from _coerce(item, provider)
+        return
+    if callable(obj):
+        try:
+            produced = obj()
+        except Exception as exc:
+            raise RegistryError(f"{provider}: calling {obj!r} failed: {type(exc).__name__}: {exc}") from exc
+        if isinstance(produced, Adapter):
+            yield _spec_of_instance(produced)
+            return
+        if isinstance(produced, (AdapterSpec, Family, list, tuple)):
+            yield from _coerce(produced, provider)
+            return
+        raise RegistryError(
+            f"{provider}: {obj!r} returned {type(produced).__name__}; expected an Adapter, "
+            f"AdapterSpec, Family, or a list of them"
+        )
+    raise RegistryError(
+        f"{provider} gave {type(obj).__name__}; expected an Adapter (instance or class), an "
+        f"AdapterSpec, a Family, a list of them, or a zero-argument factory returning one"
+    )
+
+
+def _spec_of_instance(adapter: Adapter) -> AdapterSpec:
+    if not adapter.name or ":" not in adapter.name:
+        raise RegistryError(
+            f"adapter {adapter!r} needs a name like '<kind>:<encoding>' (set its `name` attribute)"
+        )
+    return AdapterSpec(
+        name=adapter.name,
+        encoding=adapter.encoding,
+        factory=lambda: adapter,
+        library=adapter.library,
+    )
+
+
+_default: Registry | None = None
+
+
+def default_registry(*, plugins: Iterable[str] = ()) -> Registry:
+    """The process-wide registry: entry points loaded once, then any plugins."""
+    global _default
+    if _default is None:
+        registry = Registry()
+        registry.load_entry_points()
+        _default = registry
+    for plugin in plugins:
+        _default.load_plugin(plugin)
+    return _default
+
+
+def reset_default_registry() -> None:
+    """Forget the process-wide registry (tests use this)."""
+    global _default
+    _default = None
