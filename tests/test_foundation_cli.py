@@ -1,0 +1,92 @@
+"""The CLI as a user runs it: real subprocesses, exact JSON, exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+
+def tokconf(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "harness", *args], capture_output=True, text=True, timeout=300
+    )
+
+
+def test_list_json_shows_tiktoken_available_offline() -> None:
+    result = tokconf("list", "--json")
+    assert result.returncode == 0, result.stderr
+    rows = {row["name"]: row for row in json.loads(result.stdout)["adapters"]}
+    for name in ["tiktoken:gpt2", "tiktoken:r50k_base", "tiktoken:cl100k_base",
+                 "tiktoken:o200k_base", "tiktoken:o200k_harmony"]:
+        assert rows[name]["available"], rows[name]
+        assert rows[name]["library"] == "tiktoken" and rows[name]["version"]
+    assert not rows["tiktoken:p50k_base"]["available"]
+    assert "--vocab-dir" in rows["tiktoken:p50k_base"]["reason"]
+
+
+def test_encode_json_shape_and_pieces() -> None:
+    result = tokconf("encode", "--json", "--impl", "tiktoken:cl100k_base", "--impl", "tiktoken:gpt2",
+                     "--", "Hi 你!")
+    assert result.returncode == 0, result.stderr
+    results = json.loads(result.stdout)["results"]
+    assert results[0]["impl"] == "tiktoken:cl100k_base"
+    assert results[0]["ids"] == [13347, 220, 57668, 0]
+    assert results[0]["pieces"] == ["Hi", "␠", "你", "!"]
+    assert results[1]["ids"] == [17250, 220, 19526, 254, 0]
+    assert results[1]["pieces"] == ["Hi", "␠", "\\xe4\\xbd", "\\xa0", "!"]
+
+
+def test_encode_error_outcome_and_policies() -> None:
+    result = tokconf("encode", "--json", "--impl", "tiktoken:cl100k_base", "<|endoftext|>")
+    [row] = json.loads(result.stdout)["results"]
+    assert row["error"]["category"] == "disallowed-special"
+    assert row["error"]["type"] == "builtins.ValueError"
+    allowed = tokconf("encode", "--json", "--impl", "tiktoken:cl100k_base",
+                      "--allowed-special", "<|endoftext|>", "--", "<|endoftext|>")
+    assert json.loads(allowed.stdout)["results"][0]["ids"] == [100257]
+    ordinary = tokconf("encode", "--json", "--impl", "tiktoken:cl100k_base",
+                       "--disallowed-special", "none", "--", "<|endoftext|>")
+    assert json.loads(ordinary.stdout)["results"][0]["ids"] == [27, 91, 8862, 728, 428, 91, 29]
+
+
+def test_escapes_reach_a_lone_surrogate() -> None:
+    result = tokconf("encode", "--json", "--escapes", "--impl", "tiktoken:cl100k_base", "--", "\\ud83d")
+    assert json.loads(result.stdout)["results"][0]["ids"] == [5809]
+
+
+def test_human_output_shows_pieces_side_by_side() -> None:
+    result = tokconf("encode", "--impl", "tiktoken:cl100k_base", "--escapes", "--", "a\\r\\n b")
+    assert result.returncode == 0
+    assert "|a|␍␤|␠b|" in result.stdout
+
+
+def test_decode_json() -> None:
+    result = tokconf("decode", "--json", "--impl", "tiktoken:cl100k_base", "57668")
+    [row] = json.loads(result.stdout)["results"]
+    assert row["text"] == "你" and row["bytes"] == "e4bda0"
+    bad = json.loads(tokconf("decode", "--json", "--impl", "tiktoken:cl100k_base", "100261").stdout)
+    assert bad["results"][0]["error"]["category"] == "unknown-id"
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["encode", "--impl", "tiktoken:nope", "x"], "no adapter named 'tiktoken:nope'"),
+        (["encode", "--escapes", "--impl", "tiktoken:cl100k_base", "--", "\\q"], "unknown escape"),
+        (["encode", "--plugin", "nomodule:x", "--impl", "tiktoken:cl100k_base", "x"], "cannot import"),
+        (["encode", "--allowed-special", "all", "<|x|>", "--impl", "tiktoken:cl100k_base", "--", "x"],
+         "stand alone"),
+    ],
+)
+def test_usage_errors_exit_2_with_the_reason(args: list[str], fragment: str) -> None:
+    result = tokconf(*args)
+    assert result.returncode == 2
+    assert fragment in result.stderr
+
+
+def test_no_command_prints_help_and_exits_2() -> None:
+    result = tokconf()
+    assert result.returncode == 2 and "usage: tokconf" in result.stdout
