@@ -146,14 +146,14 @@ class Registry:
         for entry_point in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
             provider = f"entry point {entry_point.name} = {entry_point.value}"
             try:
-                obj = entry_point.load()
+                self.add(entry_point.load(), provider=provider)
+            except DuplicateAdapter:
+                raise
             except Exception as exc:
                 # one broken provider must not hide the others; it shows up in `list`
                 self._failed[f"{entry_point.name}:*"] = (
                     f"{provider} failed to load: {type(exc).__name__}: {exc}"
                 )
-                continue
-            self.add(obj, provider=provider)
 
     def load_plugin(self, target: str) -> list[str]:
         """Register ``module:attr``; returns the adapter names it added."""
