@@ -196,6 +196,7 @@ def capture(
 
 def _message(exc: BaseException) -> str:
     text = str(exc)
-    if isinstance(exc, KeyError) and exc.args:
+    # KeyError.__str__ is repr(key); a subclass with its own __str__ has a real message
+    if type(exc).__str__ is KeyError.__str__ and exc.args:
         text = repr(exc.args[0])
     return text[:500]

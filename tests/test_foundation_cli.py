@@ -45,7 +45,7 @@ def test_encode_error_outcome_and_policies() -> None:
     assert row["error"]["category"] == "disallowed-special"
     assert row["error"]["type"] == "builtins.ValueError"
     allowed = tokconf("encode", "--json", "--impl", "tiktoken:cl100k_base",
-                      "--allowed-special", "<|endoftext|>", "--", "<|endoftext|>")
+                      "--allowed-special", "<|endoftext|>", "<|endoftext|>")
     assert json.loads(allowed.stdout)["results"][0]["ids"] == [100257]
     ordinary = tokconf("encode", "--json", "--impl", "tiktoken:cl100k_base",
                        "--disallowed-special", "none", "--", "<|endoftext|>")
@@ -77,7 +77,8 @@ def test_decode_json() -> None:
         (["encode", "--impl", "tiktoken:nope", "x"], "no adapter named 'tiktoken:nope'"),
         (["encode", "--escapes", "--impl", "tiktoken:cl100k_base", "--", "\\q"], "unknown escape"),
         (["encode", "--plugin", "nomodule:x", "--impl", "tiktoken:cl100k_base", "x"], "cannot import"),
-        (["encode", "--allowed-special", "all", "<|x|>", "--impl", "tiktoken:cl100k_base", "--", "x"],
+        (["encode", "--allowed-special", "all", "--allowed-special", "<|x|>", "--impl",
+          "tiktoken:cl100k_base", "x"],
          "stand alone"),
     ],
 )

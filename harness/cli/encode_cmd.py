@@ -18,10 +18,11 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--impl", action="append", required=True, metavar="NAME",
                         help="adapter name (repeatable); 'all' = every available adapter")
-    parser.add_argument("--allowed-special", nargs="+", metavar="all|none|TOKEN",
-                        help="tiktoken's allowed_special (default: none)")
-    parser.add_argument("--disallowed-special", nargs="+", metavar="all|none|TOKEN",
-                        help="tiktoken's disallowed_special (default: all)")
+    # one value per flag (repeat the flag for several tokens), so a TEXT after it is not swallowed
+    parser.add_argument("--allowed-special", action="append", metavar="all|none|TOKEN",
+                        help="tiktoken's allowed_special; repeat for several tokens (default: none)")
+    parser.add_argument("--disallowed-special", action="append", metavar="all|none|TOKEN",
+                        help="tiktoken's disallowed_special; repeat for several tokens (default: all)")
     parser.add_argument("--escapes", action="store_true",
                         help=r"read TEXT with backslash escapes (\n \t \r \\ \xNN \uNNNN \UNNNNNNNN)")
     parser.add_argument("--trace", action="store_true", help="add each adapter's merge rounds")
