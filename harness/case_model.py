@@ -16,6 +16,7 @@ __all__ = [
     "DecodeProbe",
     "DocumentedDivergence",
     "ExpectedError",
+    "ExpectedRound",
     "Policy",
 ]
 
@@ -58,6 +59,18 @@ class ExpectedError:
 
 
 @dataclass(frozen=True)
+class ExpectedRound:
+    """One expected merge round of ``Adapter.trace``; ``None`` fields are not compared.
+
+    ``pair`` is compared with ``TraceRound.to_json()["pair"]`` (bytes shown as text).
+    """
+
+    rank: int | None = None
+    merged: int | None = None
+    pair: tuple[int | str, int | str] | None = None
+
+
+@dataclass(frozen=True)
 class DecodeProbe:
     """Decode these IDs; expect this text (with ``errors``), these bytes, or an error."""
 
@@ -90,8 +103,17 @@ class Case:
     adapters: tuple[str, ...] | None = None  # None = every adapter (of those encodings)
     policy: Policy = Policy()
     expect_ids: Mapping[str, tuple[int, ...]] = field(default_factory=dict)  # encoding or adapter -> IDs
-    expect_errors: Mapping[str, ExpectedError] = field(default_factory=dict)  # adapter -> error
+    expect_errors: Mapping[str, ExpectedError] = field(default_factory=dict)  # encoding or adapter -> error
     expect_roundtrip: bool | None = None
     decode: tuple[DecodeProbe, ...] = ()
     tags: tuple[str, ...] = ()
     documented: tuple[DocumentedDivergence, ...] = ()
+    # Added by the case loader work; all optional:
+    #: Adapter whose IDs the others are compared with for this case (overrides the run's
+    #: reference for its encoding); needed where no tiktoken adapter holds the encoding
+    #: (``gpt2-encoder:DIR``, ``bytebpe:demo``).
+    reference: str | None = None
+    #: encoding or adapter (pattern) -> expected pre-token chunks (``Adapter.pretokenize``)
+    expect_pretokens: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: adapter (pattern) -> expected merge rounds of ``Adapter.trace``, in order
+    expect_trace: Mapping[str, tuple[ExpectedRound, ...]] = field(default_factory=dict)
