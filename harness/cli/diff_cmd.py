@@ -1,0 +1,57 @@
+"""``tokconf diff OLD.json NEW.json``: what changed between two runs (the upgrade gate).
+
+Exit 0 when the new run adds no unexpected or stale divergence, 1 when it does, 2 on
+unreadable or invalid input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from harness.cli import UsageError
+
+
+def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
+    del parent  # compares two files; loads no adapters
+    parser = subparsers.add_parser(
+        "diff",
+        help="compare two parity.json runs: new, fixed and changed divergences, changed IDs",
+        description="Compare two runs keyed by adapter + check + input. Exit 1 when NEW has "
+                    "unexpected or stale divergences that OLD did not have.",
+    )
+    parser.add_argument("old", metavar="OLD.json", help="the earlier parity.json")
+    parser.add_argument("new", metavar="NEW.json", help="the later parity.json")
+    parser.add_argument("-o", "--output", metavar="DIFF.html", help="also write the diff as an HTML page")
+    parser.add_argument("--json", action="store_true", help="print exactly one JSON object instead of text")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from harness.report_diff import diff_runs, format_text
+    from harness.report_diff_page import render_diff
+    from harness.report_io import write_text_atomic
+    from harness.report_schema import ParityValidationError, load_parity
+
+    try:
+        old = load_parity(args.old)
+        new = load_parity(args.new)
+    except ParityValidationError as exc:
+        raise UsageError(str(exc)) from exc
+    diff = diff_runs(old, new)
+    if args.output:
+        try:
+            write_text_atomic(Path(args.output), render_diff(old, new, diff))
+        except OSError as exc:
+            raise UsageError(f"cannot write {args.output}: {exc}") from exc
+    if args.json:
+        payload = diff.to_json()
+        if args.output:
+            payload["html"] = str(args.output)
+        print(json.dumps(payload, ensure_ascii=True, sort_keys=True))
+    else:
+        print(format_text(diff), end="")
+        if args.output:
+            print(f"wrote {args.output}")
+    return diff.exit_code
