@@ -84,9 +84,12 @@ class TiktokenAdapter(Adapter):
         return self._pattern.findall(text)
 
     def classify_error(self, op: Operation, exc: BaseException) -> str | None:
-        # tiktoken's decoder raises KeyError for an ID outside the vocabulary, and a Rust
-        # panic (PanicException, a BaseException) for some others; both are unknown IDs.
-        if op == "decode" and (isinstance(exc, KeyError) or type(exc).__name__ == "PanicException"):
+        # tiktoken's decoder raises KeyError for an ID outside the vocabulary, OverflowError
+        # for one that does not fit its 32-bit type, and a Rust panic (PanicException, a
+        # BaseException) for some others: all are unknown IDs.
+        if op == "decode" and (
+            isinstance(exc, (KeyError, OverflowError)) or type(exc).__name__ == "PanicException"
+        ):
             return "unknown-id"
         return None
 

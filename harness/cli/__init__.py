@@ -49,6 +49,13 @@ def common_options() -> argparse.ArgumentParser:
         metavar="FOLDER",
         help="folder of vocabulary files (also TOKCONF_VOCAB_DIR); verified by SHA-256",
     )
+    group.add_argument(
+        "--source-root",
+        action="append",
+        default=[],
+        metavar="[SPEC=]FOLDER",
+        help="checkout folder for source: adapters (see implementations/specs/README.md)",
+    )
     return parent
 
 
@@ -59,6 +66,11 @@ def apply_common(args: argparse.Namespace):
 
     if getattr(args, "vocab_dir", None):
         set_vocab_dir(args.vocab_dir)
+    for root in getattr(args, "source_root", None) or []:
+        from implementations.source_spec import set_source_root
+
+        spec, sep, folder = root.rpartition("=")
+        set_source_root(folder, spec=spec if sep else None)
     try:
         return default_registry(plugins=getattr(args, "plugin", []) or [])
     except RegistryError as exc:
