@@ -1,0 +1,225 @@
+"""Adapter calls as pure data: an operation name and arguments in, an Outcome out.
+
+Checks never touch an :class:`~harness.interface.Adapter` directly. They ask a
+:class:`Calls` object, which runs every call through :func:`harness.outcomes.capture`
+with the adapter's own ``classify_error`` and remembers the answer for the current
+input, so the several checks that need ``encode(text)`` pay for it once.
+
+Everything that crosses this boundary is plain data (``str``, ``int``, tuples,
+:class:`~harness.case_model.Policy`, :class:`~harness.outcomes.Outcome`), so the
+:class:`Executor` that performs a call could live in a worker process later (for
+isolation and timeouts) without a check noticing: only :class:`InProcess` would be
+replaced.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from harness.case_model import Policy
+from harness.interface import Adapter, Capabilities
+from harness.outcomes import Outcome, capture
+
+__all__ = ["AdapterInfo", "Calls", "Executor", "InProcess", "policy_kwargs"]
+
+
+def policy_kwargs(policy: Policy) -> dict[str, Any]:
+    """tiktoken's keyword arguments for a policy.
+
+    >>> policy_kwargs(Policy())
+    {'allowed_special': frozenset(), 'disallowed_special': 'all'}
+    """
+    return {"allowed_special": policy.allowed_special, "disallowed_special": policy.disallowed_special}
+
+
+@dataclass(frozen=True)
+class AdapterInfo:
+    """What is known about an adapter without calling it again: pure data."""
+
+    name: str
+    encoding: str
+    library: str
+    capabilities: Capabilities
+    special_tokens: tuple[tuple[str, int], ...]
+    provider: str = ""
+    #: the adapter defines its own ``in_domain`` (a word-level closed vocabulary)
+    custom_domain: bool = False
+
+    @property
+    def specials(self) -> dict[str, int]:
+        return dict(self.special_tokens)
+
+    @property
+    def special_ids(self) -> frozenset[int]:
+        return frozenset(i for _, i in self.special_tokens)
+
+
+class Executor(Protocol):
+    """Performs one call. ``InProcess`` today; a worker-process proxy could replace it."""
+
+    info: AdapterInfo
+
+    def call(self, op: str, *args: Any) -> Outcome: ...
+
+
+class InProcess:
+    """Calls the adapter in this process."""
+
+    def __init__(self, adapter: Adapter, *, provider: str = "") -> None:
+        self._adapter = adapter
+        specials = capture("other", lambda: dict(adapter.special_tokens), classify=adapter.classify_error)
+        items = tuple(sorted(specials.value.items(), key=lambda kv: (kv[1], kv[0]))) if specials.is_ok else ()
+        self.info = AdapterInfo(
+            name=adapter.name,
+            encoding=adapter.encoding,
+            library=adapter.library,
+            capabilities=adapter.capabilities,
+            special_tokens=items,
+            provider=provider,
+            custom_domain=type(adapter).in_domain is not Adapter.in_domain,
+        )
+
+    def call(self, op: str, *args: Any) -> Outcome:
+        return _checked(op, self._call(op, *args))
+
+    def _call(self, op: str, *args: Any) -> Outcome:
+        a = self._adapter
+        classify = a.classify_error
+        if op == "encode":
+            text, policy = args
+            return capture("encode", a.encode, text, classify=classify, **policy_kwargs(policy))
+        if op == "encode_ordinary":
+            return capture("encode", a.encode_ordinary, args[0], classify=classify)
+        if op == "encode_batch":
+            texts, policy = args
+            outcome = capture("encode", a.encode_batch, list(texts), classify=classify, **policy_kwargs(policy))
+            if outcome.is_ok and isinstance(outcome.value, tuple) and all(isinstance(x, (list, tuple)) for x in outcome.value):
+                return Outcome.ok(tuple(tuple(ids) for ids in outcome.value))
+            return outcome
+        if op == "decode_bytes":
+            return capture("decode", a.decode_bytes, list(args[0]), classify=classify)
+        if op == "decode":
+            ids, errors = args
+            return capture("decode", a.decode, list(ids), errors=errors, classify=classify)
+        if op == "token_bytes":
+            return capture("decode", a.token_bytes, args[0], classify=classify)
+        if op == "pretokenize":
+            return capture("other", a.pretokenize, args[0], classify=classify)
+        if op == "trace":
+            return capture("other", a.trace, args[0], classify=classify)
+        if op == "in_domain":
+            return capture("other", a.in_domain, args[0], classify=classify)
+        raise ValueError(f"unknown adapter operation {op!r}")
+
+
+def _is_ids(value: Any) -> bool:
+    return isinstance(value, tuple) and all(type(i) is int for i in value)
+
+
+#: What a successful call must return; anything else is the adapter's bug, reported as one.
+_RETURNS: dict[str, tuple[str, Any]] = {
+    "encode": ("a list of int", _is_ids),
+    "encode_ordinary": ("a list of int", _is_ids),
+    "encode_batch": ("a list of lists of int", lambda v: isinstance(v, tuple) and all(_is_ids(x) for x in v)),
+    "decode_bytes": ("bytes", lambda v: isinstance(v, bytes)),
+    "token_bytes": ("bytes", lambda v: isinstance(v, bytes)),
+    "decode": ("str", lambda v: isinstance(v, str)),
+    "pretokenize": ("a list of str", lambda v: isinstance(v, tuple) and all(isinstance(x, str) for x in v)),
+}
+
+
+def _checked(op: str, outcome: Outcome) -> Outcome:
+    """Turn a malformed return value into an ``internal-error`` outcome.
+
+    >>> _checked("encode", Outcome.ok((1, 2))).is_ok
+    True
+    >>> _checked("encode", Outcome.ok(None)).describe()
+    'raised internal-error (tokconf.BadReturnValue): encode returned NoneType, expected a list of int'
+    """
+    if not outcome.is_ok or op not in _RETURNS:
+        return outcome
+    if isinstance(outcome.value, bytearray):
+        return Outcome.ok(bytes(outcome.value))
+    if op in ("encode", "encode_ordinary") and isinstance(outcome.value, tuple):
+        # numpy integers and the like are IDs too; bools are not
+        if all(hasattr(i, "__index__") and not isinstance(i, bool) for i in outcome.value):
+            outcome = Outcome.ok(tuple(i.__index__() for i in outcome.value))
+    wanted, valid = _RETURNS[op]
+    if valid(outcome.value):
+        return outcome
+    return Outcome.raised("internal-error", "tokconf.BadReturnValue",
+                          f"{op} returned {type(outcome.value).__name__}, expected {wanted}")
+
+
+class Calls:
+    """Memoised calls to one adapter. ``reset()`` between inputs keeps memory bounded.
+
+    Token pieces (``token_bytes``) are kept across inputs: IDs recur.
+    """
+
+    _PIECE_CACHE_LIMIT = 200_000
+
+    def __init__(self, executor: Executor) -> None:
+        self._executor = executor
+        self.info = executor.info
+        self._memo: dict[tuple[Any, ...], Outcome] = {}
+        self._pieces: dict[int, Outcome] = {}
+        literals = sorted((s for s, _ in self.info.special_tokens), key=len, reverse=True)
+        self._literal_re = re.compile("|".join(re.escape(s) for s in literals)) if literals else None
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    def reset(self) -> None:
+        self._memo.clear()
+
+    def _call(self, op: str, *args: Any) -> Outcome:
+        key = (op, *args)
+        if key not in self._memo:
+            self._memo[key] = self._executor.call(op, *args)
+        return self._memo[key]
+
+    def encode(self, text: str, policy: Policy) -> Outcome:
+        return self._call("encode", text, policy)
+
+    def encode_ordinary(self, text: str) -> Outcome:
+        return self._call("encode_ordinary", text)
+
+    def encode_batch(self, texts: tuple[str, ...], policy: Policy) -> Outcome:
+        return self._call("encode_batch", texts, policy)
+
+    def decode_bytes(self, ids: tuple[int, ...]) -> Outcome:
+        return self._call("decode_bytes", tuple(ids))
+
+    def decode(self, ids: tuple[int, ...], errors: str = "replace") -> Outcome:
+        return self._call("decode", tuple(ids), errors)
+
+    def pretokenize(self, text: str) -> Outcome:
+        return self._call("pretokenize", text)
+
+    def trace(self, text: str) -> Outcome:
+        return self._call("trace", text)
+
+    def token_bytes(self, token_id: int) -> Outcome:
+        if token_id not in self._pieces:
+            if len(self._pieces) >= self._PIECE_CACHE_LIMIT:
+                self._pieces.clear()
+            self._pieces[token_id] = self._executor.call("token_bytes", token_id)
+        return self._pieces[token_id]
+
+    def in_domain(self, text: str) -> bool:
+        if self.info.capabilities.alphabet is None and not self.info.custom_domain:
+            return True
+        outcome = self._call("in_domain", text)
+        # an in_domain that raises claims nothing: the input counts against the adapter
+        return bool(outcome.value) if outcome.is_ok else True
+
+    def literals_in(self, text: str) -> list[str]:
+        """This adapter's special literals found in ``text``, left to right, longest first."""
+        if self._literal_re is None:
+            return []
+        return self._literal_re.findall(text)
+

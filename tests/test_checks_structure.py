@@ -1,0 +1,79 @@
+"""batch, pretokenize-coverage, and vocab-consistency."""
+
+from __future__ import annotations
+
+from harness.calls import Calls, InProcess
+from harness.check_base import AGREE, ORDINARY, UNSUPPORTED, Finding, Subject
+from harness.checks import ADAPTER_CHECKS, CHECK_FUNCTIONS, TEXT_CHECKS, run_text_check
+from harness.checks_structure import batch_texts
+from harness.checks_vocab import check_vocab, ordinary_end, probe_ids
+from harness.case_model import CHECKS
+from tests.wrong_adapters import DropLastMerge, ToyClosed, toy
+
+
+def calls(adapter) -> Calls:  # type: ignore[no-untyped-def]
+    return Calls(InProcess(adapter))
+
+
+REF = calls(toy())
+
+
+def run(check: str, adapter: Calls, text: str, *, reference: Calls = REF):  # type: ignore[no-untyped-def]
+    adapter.reset()
+    reference.reset()
+    return run_text_check(check, Subject(text, ORDINARY, adapter, reference))
+
+
+def test_every_check_name_has_code() -> None:
+    assert set(CHECK_FUNCTIONS) | set(ADAPTER_CHECKS) == set(CHECKS)
+    assert TEXT_CHECKS == tuple(c for c in CHECKS if c != "vocab-consistency")
+
+
+def test_batch() -> None:
+    assert batch_texts("abcd") == ("abcd", "ab", "")
+    assert run("batch", REF, "héllo<|x|>") == AGREE
+    finding = run("batch", calls(toy("bad-batch")), "abcd")
+    assert isinstance(finding, Finding) and finding.kind == "ids"
+    assert "encode_batch gives [97, 98, 99], encode gives [97, 98, 99, 100]" in finding.detail
+    assert run("batch", calls(ToyClosed()), "ab") == UNSUPPORTED
+
+
+def test_pretokenize_coverage() -> None:
+    assert run("pretokenize-coverage", REF, "a  b\r\n\ud800") == AGREE
+    finding = run("pretokenize-coverage", calls(toy("lossy-pretokenize")), "a  b")
+    assert isinstance(finding, Finding) and finding.kind == "coverage"
+    assert "2 chunks join to 'ab'" in finding.detail
+    assert run("pretokenize-coverage", calls(ToyClosed()), "ab") == UNSUPPORTED
+
+
+def test_ordinary_end_and_probes_of_the_toy() -> None:
+    assert ordinary_end(REF) == 258
+    ids = probe_ids(REF)
+    assert ids[:256] == list(range(256)) and ids[-2:] == [256, 257]
+
+
+def test_vocab_of_a_sound_adapter_has_no_findings() -> None:
+    report = check_vocab(calls(toy(name="toy:twin")), REF)
+    assert report.findings == []
+    assert report.inputs == 2 + 258
+
+
+def test_vocab_special_findings() -> None:
+    dup = check_vocab(calls(toy("dup-special")), REF).sorted_findings()
+    assert [f.kind for f in dup][:1] == ["special-duplicate"]
+    assert "'<|x|>' and '<|yy|>' share ID 256" in dup[0].detail
+    bad = check_vocab(calls(toy("bad-special-decode")), REF).sorted_findings()
+    assert {f.kind for f in bad} == {"special-decode"}
+    raising = check_vocab(calls(toy("decode-raises")), REF).sorted_findings()
+    assert {f.kind for f in raising} == {"special-decode:raised:unknown-id"}
+    eager = check_vocab(calls(toy("always-special")), REF).sorted_findings()
+    assert [f.kind for f in eager] == ["special-ordinary", "special-ordinary"]
+
+
+def test_vocab_finds_a_lost_last_merge_by_the_token_it_no_longer_makes() -> None:
+    from implementations.tiktoken_adapters import TiktokenAdapter
+
+    report = check_vocab(calls(DropLastMerge()), calls(TiktokenAdapter("cl100k_base")))
+    kinds = {(f.kind, f.text) for f in report.findings}
+    assert kinds == {("segmentation", " Conveyor")}
+    assert report.inputs > 800

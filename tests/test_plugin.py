@@ -1,0 +1,133 @@
+"""The tokconf pytest plugin, driven through pytester in fresh subprocesses."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+CASES = """\
+version: 1
+cases:
+  - id: hello
+    text: "hello world"
+    encodings: [cl100k_base]
+    expect:
+      ids: {cl100k_base: [15339, 1917]}
+  - id: crlf-documented
+    text_escaped: 'a\\r\\nb'
+    encodings: [cl100k_base]
+    documented:
+      - adapters: ["wrong:crlf"]
+        check: id-parity
+        reason: "reads text in text mode"
+        source: "tests/wrong_adapters.py"
+      - adapters: ["wrong:crlf"]
+        check: round-trip
+        reason: "reads text in text mode"
+        source: "tests/wrong_adapters.py"
+  - id: plain-but-documented
+    text: "abc"
+    encodings: [cl100k_base]
+    documented:
+      - adapters: ["wrong:crlf"]
+        check: id-parity
+        reason: "claimed, but abc has no CRLF"
+        source: "tests/wrong_adapters.py"
+  - id: crlf-undocumented
+    text_escaped: 'x\\r\\n'
+    encodings: [cl100k_base]
+    expect:
+      ids: {cl100k_base: [87, 319]}
+"""
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    monkeypatch.setenv("PYTHONPATH", str(REPO))  # so that --tokconf-plugin tests.wrong_adapters:... imports
+    monkeypatch.delenv("HYPOTHESIS_PROFILE", raising=False)
+    pytester.makepyfile(test_theirs="def test_theirs():\n    assert True\n")
+    (pytester.path / "cases.yaml").write_text(CASES, encoding="utf-8")
+    return pytester
+
+
+def test_an_unrelated_run_gets_no_items(project: pytest.Pytester) -> None:
+    result = project.runpytest_subprocess("--collect-only", "-q")
+    assert [line for line in result.outlines if "::" in line] == ["test_theirs.py::test_theirs"]
+    project.runpytest_subprocess().assert_outcomes(passed=1)
+
+
+def test_options_add_the_suite_documented_passes_stale_and_unexpected_fail(project: pytest.Pytester) -> None:
+    result = project.runpytest_subprocess(
+        "--tokconf-plugin", "tests.wrong_adapters:crlf", "--tokconf-impl", "wrong:crlf",
+        "--tokconf-cases", "cases.yaml", "--tokconf-no-generated", "-p", "no:cacheprovider",
+    )
+    result.assert_outcomes(passed=5, failed=2)  # 4 cases, 2 vocab (the reference too), test_theirs
+    text = result.stdout.str()
+    assert "FAILED tokconf::cases.yaml::plain-but-documented" in text
+    assert "FAILED tokconf::cases.yaml::crlf-undocumented" in text
+    assert "stale divergence: wrong:crlf / id-parity [not-reproduced] (case plain-but-documented)" in text
+    assert "documented reason: claimed, but abc has no CRLF" in text
+    # the id-parity and round-trip differences of crlf-undocumented are of the kinds that
+    # crlf-documented documents: explained; its own expectation is not
+    assert "unexpected divergence: wrong:crlf / expected [ids] (case crlf-undocumented)" in text
+    assert "expected IDs [87, 319], got [87, 198]" in text
+    assert "minimal input: 'x\\r\\n'" in text
+    assert "|x|␍␤|" in text and "|x|␤|" in text
+    assert ("reproduce: tokconf encode --escapes --plugin tests.wrong_adapters:crlf --impl wrong:crlf "
+            "--impl tiktoken:cl100k_base -- 'x\\r\\n'") in text
+
+
+def test_generated_checks_are_hypothesis_tests_per_adapter_pair(project: pytest.Pytester) -> None:
+    (project.path / "none.yaml").write_text("version: 1\ncases: []\n", encoding="utf-8")
+    result = project.runpytest_subprocess(
+        "--tokconf-plugin", "tests.wrong_adapters:rstrip", "--tokconf-impl", "wrong:rstrip",
+        "--tokconf-cases", "none.yaml", "-p", "no:cacheprovider", "-k", "generated",
+    )
+    result.assert_outcomes(passed=1, failed=1, deselected=3)
+    text = result.stdout.str()
+    assert "FAILED tokconf::generated[wrong:rstrip vs tiktoken:cl100k_base]" in text
+    assert "unexpected divergence: wrong:rstrip / id-parity [content] (generated input)" in text
+    assert "minimal input: ' '" in text
+    assert "hypothesis's smallest example:" in text
+
+
+def test_a_test_module_requests_the_suite(project: pytest.Pytester) -> None:
+    project.makepyfile(test_conformance=(
+        "from harness.pytest_plugin import tokconf_suite\n"
+        "test_tokconf = tokconf_suite(impls=('tiktoken:cl100k_base',), cases=('cases.yaml',), generated=False)\n"
+    ))
+    collected = project.runpytest_subprocess("--collect-only", "-q", "test_conformance.py")
+    ids = [line for line in collected.outlines if "::" in line]
+    assert ids == [
+        "test_conformance.py::test_tokconf::cases.yaml::hello",
+        "test_conformance.py::test_tokconf::cases.yaml::crlf-documented",
+        "test_conformance.py::test_tokconf::cases.yaml::plain-but-documented",
+        "test_conformance.py::test_tokconf::cases.yaml::crlf-undocumented",
+        "test_conformance.py::test_tokconf::vocab[tiktoken:cl100k_base]",
+    ]
+    project.runpytest_subprocess("test_conformance.py", "-k", "hello or vocab").assert_outcomes(passed=2, deselected=3)
+    # the module's request and the command line do not add the suite twice
+    both = project.runpytest_subprocess("--collect-only", "-q", "--tokconf-no-generated", "test_conformance.py")
+    assert len([line for line in both.outlines if "::" in line]) == 5
+
+
+def test_bad_options_are_usage_errors(project: pytest.Pytester) -> None:
+    result = project.runpytest_subprocess("--tokconf-plugin", "nomodule:x")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "tokconf: --plugin nomodule:x: cannot import 'nomodule'" in result.stderr.str()
+
+
+def test_report_option_writes_parity_json(project: pytest.Pytester) -> None:
+    result = project.runpytest_subprocess(
+        "--tokconf-impl", "tiktoken:cl100k_base", "--tokconf-cases", "cases.yaml", "--tokconf-no-generated",
+        "--tokconf-report", "out", "-p", "no:cacheprovider",
+    )
+    result.assert_outcomes(passed=6)
+    assert "tokconf: parity report: out/latest/parity.json (tokconf run exit 0)" in result.stdout.str()
+    data = json.loads((project.path / "out" / "latest" / "parity.json").read_text(encoding="ascii"))
+    assert data["run"]["argv"][:2] == ["tokconf", "run"]
+    assert data["matrix"]["tiktoken:cl100k_base"]["expected"]["status"] == "agree"
