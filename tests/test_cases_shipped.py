@@ -114,7 +114,10 @@ def test_expectations_agree_with_installed_tiktoken(cases: list[Case], tiktoken_
         for name, adapter in tiktoken_adapters.items():
             if not case_applies_to(case, name, adapter.encoding):
                 continue
-            assert not any(documented_for(case, name, d.check) for d in case.documented), (case.id, name)
+            # tiktoken is the oracle for what it encodes; the only thing documented against it
+            # is its own vocabulary data (o200k_harmony's shared special ID)
+            documented = {d.check for d in case.documented if documented_for(case, name, d.check)}
+            assert documented <= {"vocab-consistency", "round-trip"}, (case.id, name, documented)
             classify = adapter.classify_error
             outcome = capture("encode", adapter.encode, case.text, classify=classify, **_policy(case))
             expected = expectation_for(case, name, adapter.encoding)
@@ -317,7 +320,9 @@ def test_documented_counterexamples_reproduce_with_the_runner(cases: list[Case])
     from harness.selection import select
 
     fixed = [c for c in cases if "corpus" not in c.tags]
-    runner = Runner(select(default_registry(), case_adapters=case_adapter_names(fixed)))
+    runner = Runner(select(default_registry(), case_adapters=case_adapter_names(fixed),
+                           case_references=[c.reference for c in fixed if c.reference]))
+    runner.run_vocab()  # a case may document a vocab-consistency finding (o200k_harmony)
     runner.run_cases(fixed)
     result = runner.finish()
     failing = [(r.status, r.case, r.adapter, r.check, r.detail) for r in result.divergences if r.status != "documented"]
