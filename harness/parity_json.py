@@ -129,6 +129,8 @@ def build(
             "piece_bytes": evidence.piece_bytes,
             "traces": evidence.traces,
             "reproduce": evidence.reproduce,
+            "kind": record.kind,
+            "detail": record.detail,
         })
     return {
         "schema_version": SCHEMA_VERSION,

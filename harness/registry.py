@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import importlib
 import importlib.metadata
+import os
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
@@ -162,6 +164,10 @@ class Registry:
             raise RegistryError(
                 f"--plugin {target!r} must be 'module:attr', e.g. --plugin mypkg.adapter:factory"
             )
+        # `python -m` puts the current folder on the path and the `tokconf` console script
+        # does not; a user's `--plugin mypkg.adapter:factory` must work the same from both
+        if os.getcwd() not in sys.path and "" not in sys.path:
+            sys.path.insert(0, os.getcwd())
         try:
             module = importlib.import_module(module_name)
         except Exception as exc:
@@ -185,6 +191,10 @@ class Registry:
 
     def specs(self) -> list[AdapterSpec]:
         return [self._specs[n] for n in self.names()]
+
+    def plugin_names(self) -> list[str]:
+        """Names registered by ``--plugin`` (not by entry points)."""
+        return [n for n, spec in sorted(self._specs.items()) if spec.provider.startswith("plugin ")]
 
     def load_failures(self) -> dict[str, str]:
         return dict(self._failed)

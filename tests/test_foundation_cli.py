@@ -91,3 +91,20 @@ def test_usage_errors_exit_2_with_the_reason(args: list[str], fragment: str) -> 
 def test_no_command_prints_help_and_exits_2() -> None:
     result = tokconf()
     assert result.returncode == 2 and "usage: tokconf" in result.stdout
+
+
+def test_console_script_loads_a_plugin_from_the_current_folder_and_tests_it_with_impl() -> None:
+    """`tokconf` (not `python -m`) must import `--plugin` modules from where the user stands,
+    and a plugged-in adapter joins an `--impl` selection: it is what the user came to test."""
+    from pathlib import Path
+
+    script = Path(sys.executable).parent / "tokconf"
+    repo = Path(__file__).resolve().parents[1]
+    result = subprocess.run(
+        [str(script), "run", "--no-generated", "--quiet", "--impl", "tiktoken:cl100k_base",
+         "--plugin", "tests.wrong_adapters:crlf", "--cases", str(repo / "cases" / "corpus-whitespace.yaml"),
+         "--out", str(repo / "reports" / "test-console-script")],
+        capture_output=True, text=True, timeout=600, cwd=repo,
+    )
+    assert result.returncode == 1, result.stderr
+    assert "wrong:crlf" in result.stdout and "FAIL" in result.stdout

@@ -102,7 +102,11 @@ def run(args: argparse.Namespace) -> int:
         cases = load_cases(paths) if paths else []
         files = [str(p) for p in case_files(paths)] if paths else []
         references = parse_references(args.reference)
-        selected = select(registry, impls=args.impl, encodings=args.encoding, references=references,
+        impls = list(args.impl or [])
+        if impls:
+            # what the user plugged in is what they came to test, --impl or not
+            impls += [n for n in registry.plugin_names() if n not in impls]
+        selected = select(registry, impls=impls, encodings=args.encoding, references=references,
                           case_adapters=case_adapter_names(cases),
                           case_references=[c.reference for c in cases if c.reference])
     except (CaseFileError, FileNotFoundError, SelectionError, ValueError) as exc:
