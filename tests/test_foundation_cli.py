@@ -108,3 +108,18 @@ def test_console_script_loads_a_plugin_from_the_current_folder_and_tests_it_with
     )
     assert result.returncode == 1, result.stderr
     assert "wrong:crlf" in result.stdout and "FAIL" in result.stdout
+
+
+def test_encoding_flag_gives_a_bare_tokenizer_json_its_id_space(tmp_path) -> None:
+    from harness.registry import default_registry
+
+    path = tmp_path / "tokenizer.json"
+    default_registry().get("hf:gpt2").native.save(str(path))
+    claimed = tokconf("encode", "--json", "--encoding", "r50k_base", "--impl", f"hf-json:{path}",
+                      "--impl", "tiktoken:gpt2", "--", "Hi 你!")
+    assert claimed.returncode == 0, claimed.stderr
+    rows = json.loads(claimed.stdout)["results"]
+    assert [r["encoding"] for r in rows] == ["r50k_base", "r50k_base"]
+    assert rows[0]["ids"] == rows[1]["ids"] == [17250, 220, 19526, 254, 0]
+    bare = json.loads(tokconf("encode", "--json", "--impl", f"hf-json:{path}", "--", "Hi").stdout)
+    assert bare["results"][0]["encoding"].startswith("hf-json:")

@@ -77,6 +77,25 @@ def apply_common(args: argparse.Namespace):
         raise UsageError(str(exc)) from exc
 
 
+def claim_encoding(registry, names: Sequence[str], encodings: Sequence[str]) -> None:
+    """``hf-json:PATH`` adapters named on the command line claim the one ``--encoding`` given.
+
+    A bare tokenizer.json says nothing about which ID space it reproduces; the flag is the
+    spec-less way to say it (``tokconf run --impl hf-json:tok.json --encoding cl100k_base``).
+    """
+    if len(encodings) != 1:
+        return
+    from implementations.hf_json import hf_json_spec
+
+    for name in names:
+        kind, _, argument = name.partition(":")
+        if kind == "hf-json" and argument and name not in registry.names():
+            try:
+                registry.add(hf_json_spec(argument, encoding=encodings[0]), provider="--encoding")
+            except Exception as exc:
+                raise UsageError(f"--impl {name}: {exc}") from exc
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tokconf",

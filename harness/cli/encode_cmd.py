@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from harness.cli import EXIT_DIVERGENCE, EXIT_OK, UsageError, apply_common
+from harness.cli import EXIT_DIVERGENCE, EXIT_OK, UsageError, apply_common, claim_encoding
 from harness.escapes import EscapeError, parse_escapes, visible_bytes
 from harness.outcomes import Outcome, capture
 from harness.registry import AdapterUnavailable, Registry, RegistryError
@@ -25,6 +25,8 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
                         help="tiktoken's disallowed_special; repeat for several tokens (default: all)")
     parser.add_argument("--escapes", action="store_true",
                         help=r"read TEXT with backslash escapes (\n \t \r \\ \xNN \uNNNN \UNNNNNNNN)")
+    parser.add_argument("--encoding", metavar="ENC",
+                        help="the encoding an hf-json:PATH adapter claims (when it has no spec)")
     parser.add_argument("--trace", action="store_true", help="add each adapter's merge rounds")
     parser.add_argument("--json", action="store_true", help="print exactly one JSON object")
     parser.add_argument("text", metavar="TEXT")
@@ -90,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
     disallowed = policy_argument(args.disallowed_special, default="all")
     if disallowed == frozenset():
         disallowed = ()
+    claim_encoding(registry, args.impl, [args.encoding] if args.encoding else [])
     results = []
     for name in resolve_impls(registry, args.impl):
         try:

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from harness.cli import EXIT_DIVERGENCE, EXIT_OK, UsageError, apply_common
+from harness.cli import EXIT_DIVERGENCE, EXIT_OK, UsageError, apply_common, claim_encoding
 from harness.run_result import RunResult
 
 _CODES = {"agree": "ok", "documented": "doc", "unexpected": "FAIL", "stale": "STALE",
@@ -103,6 +103,7 @@ def run(args: argparse.Namespace) -> int:
         files = [str(p) for p in case_files(paths)] if paths else []
         references = parse_references(args.reference)
         impls = list(args.impl or [])
+        claim_encoding(registry, impls, args.encoding or [])
         if impls:
             # what the user plugged in is what they came to test, --impl or not
             impls += [n for n in registry.plugin_names() if n not in impls]
