@@ -16,7 +16,7 @@ papers over it.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import AbstractSet, Any, Collection, Literal, Mapping, Sequence
 
 from harness.outcomes import Operation, UnsupportedOperation

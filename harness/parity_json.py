@@ -12,10 +12,10 @@ import datetime as _dt
 import json
 import os
 import platform
-import tempfile
 from pathlib import Path
 from typing import Any, Iterable
 
+from harness import atomic
 from harness.escapes import escape_text
 from harness.outcomes import Outcome
 from harness.registry import library_version
@@ -163,23 +163,4 @@ def build(
 
 def write_atomic(path: str | os.PathLike[str], data: Any) -> Path:
     """Write ``data`` as JSON (``ensure_ascii=True``, sorted as built) to ``path`` atomically."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(data, ensure_ascii=True, indent=1) + "\n"
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=target.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="ascii") as handle:
-            handle.write(text)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it private; a report is for reading
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target
-
-
-
-def _umask() -> int:
-    current = os.umask(0)
-    os.umask(current)
-    return current
+    return atomic.write_atomic(path, json.dumps(data, ensure_ascii=True, indent=1) + "\n", encoding="ascii")

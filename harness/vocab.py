@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from harness.atomic import write_atomic
+
 __all__ = [
     "VOCAB_FILES",
     "TIKTOKEN_ENCODING_FILES",
@@ -245,20 +247,8 @@ def vocab_path(name: str) -> Path:
     data = vocab_bytes(name)
     target = cache_dir() / "vocab" / name
     if not (target.is_file() and sha256_hex(target.read_bytes()) == VOCAB_FILES[name].sha256):
-        _atomic_write(target, data)
+        write_atomic(target, data)
     return target
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def bytes_to_unicode() -> dict[int, str]:
@@ -367,6 +357,6 @@ def seed_tiktoken_cache(encoding: str) -> list[Path]:
         data = vocab_bytes(name)
         path = Path(folder) / hashlib.sha1(spec.tiktoken_url.encode()).hexdigest()
         if not (path.is_file() and sha256_hex(path.read_bytes()) == spec.sha256):
-            _atomic_write(path, data)
+            write_atomic(path, data)
         paths.append(path)
     return paths

@@ -168,10 +168,11 @@ def spec_for(argument: str, *, left_to_right: bool) -> AdapterSpec:
         encoding = model_encoding(path)
     except OSError as exc:
         if argument == "demo":  # listing must survive a broken install; say why instead
+            reason = exc.strerror  # `exc` is unbound once the except block ends
             return AdapterSpec(
                 name=f"{kind}:demo", encoding="trained:unavailable",
                 factory=lambda: build(argument, left_to_right=left_to_right), library="tokconf",
-                check=lambda: f"the shipped demo model {path} is missing ({exc.strerror}); reinstall tokconf",
+                check=lambda: f"the shipped demo model {path} is missing ({reason}); reinstall tokconf",
             )
         raise RegistryError(
             f"{kind}:{argument}: cannot read model file {path} ({exc.strerror}); train one with "

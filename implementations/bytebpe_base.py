@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 import regex
 
+from harness.atomic import write_atomic
 from harness.interface import TraceRound
 
 __all__ = [
@@ -377,18 +377,7 @@ class ByteBPEBase:
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the model as JSON, atomically."""
-        target = Path(path)
-        data = _dump_model(self.to_json())
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=target.name + ".", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(data)
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        return target
+        return write_atomic(path, _dump_model(self.to_json()))
 
     @classmethod
     def parse_model(cls, data: Any, *, where: str = "model") -> dict[str, Any]:

@@ -15,12 +15,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Mapping
 
+from harness.atomic import write_atomic
 from harness.vocab import VOCAB_FILES, bytes_to_unicode, cache_dir, load_tiktoken_ranks, vocab_path
 
 __all__ = [
@@ -307,7 +305,7 @@ def cached_tiktoken_tokenizer(encoding: str) -> Any:
     tokenizer = build_tiktoken_tokenizer(
         load_tiktoken_ranks(conversion.vocab_file), pattern=conversion.pattern, special_tokens=conversion.special_tokens
     )
-    _atomic_write_text(path, tokenizer.to_str())
+    write_atomic(path, tokenizer.to_str())
     return tokenizer
 
 
@@ -318,16 +316,6 @@ def _looks_right(tokenizer: Any, conversion: Conversion) -> bool:
     )
 
 
-def _atomic_write_text(path: Path, data: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def gpt2_tokenizer() -> Any:

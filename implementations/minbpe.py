@@ -26,15 +26,14 @@ import array
 import hashlib
 import heapq
 import importlib.util
-import os
 import re
 import sys
-import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import AbstractSet, Callable, Literal, Mapping, Sequence
 
+from harness.atomic import write_atomic
 from harness.interface import (
     Adapter,
     AllowedSpecial,
@@ -169,16 +168,6 @@ def _cache_path(vocab_sha256: str) -> Path:
     return cache_dir() / "minbpe" / f"{vocab_sha256}.merges"
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, path)  # readers see the old file or the whole new one, never half
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _serialise(merges: Mapping[tuple[int, int], int], vocab_sha256: str) -> bytes:
@@ -215,7 +204,7 @@ def load_or_recover_merges(ranks: Mapping[bytes, int], *, vocab_sha256: str) -> 
         return cached
     merges = recover_merges(ranks)
     try:
-        _write_atomic(path, _serialise(merges, vocab_sha256))
+        write_atomic(path, _serialise(merges, vocab_sha256))
     except OSError:
         pass  # a read-only cache costs time, not correctness
     return merges

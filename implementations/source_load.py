@@ -14,14 +14,13 @@ from __future__ import annotations
 import hashlib
 import importlib
 import importlib.util
-import os
 import re
 import sys
-import tempfile
 import types
 from pathlib import Path
 from typing import Any
 
+from harness.atomic import write_atomic
 from harness.vocab import VOCAB_FILES, cache_dir, load_tiktoken_ranks, vocab_bytes, vocab_path
 from implementations import source_notebook
 from implementations.source_spec import SourceSpec, locate_source
@@ -151,8 +150,5 @@ def gpt2_models_dir(model_name: str) -> Path:
         data = vocab_bytes(name)  # verified
         path = target / name
         if not (path.is_file() and hashlib.sha256(path.read_bytes()).hexdigest() == VOCAB_FILES[name].sha256):
-            fd, tmp = tempfile.mkstemp(dir=target, prefix=name + ".", suffix=".tmp")
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-            os.replace(tmp, path)
+            write_atomic(path, data)
     return base
