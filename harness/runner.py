@@ -55,7 +55,14 @@ from harness.run_result import Cell, DivergenceRecord, RunResult
 from harness.selection import Selected, SelectionError
 from harness.minimise import shrink_finding
 from harness.shrink import simplicity
-from harness.strategies import alphabet_text, generate, hostile_text, profile_settings, resolve_profile
+from harness.strategies import (
+    alphabet_text,
+    generate,
+    hostile_atoms,
+    hostile_text,
+    profile_settings,
+    resolve_profile,
+)
 
 __all__ = ["GENERATED_CHECKS", "Candidate", "GenerationOptions", "Runner", "case_adapter_names"]
 
@@ -269,12 +276,16 @@ class Runner:
             open_group = [a for a in group if a.info.capabilities.alphabet is None]
             if open_group:
                 literals = sorted({lit for a in group for lit, _ in a.info.special_tokens})
+                # the fixed atoms first: small counterexamples are found whatever the
+                # hypothesis version; the random mixtures fill the rest of the budget
                 pool = generate(hostile_text(literals), count=self.max_examples, seed_value=seed)
+                pool = list(dict.fromkeys([*hostile_atoms(literals), *pool]))
                 plans.append((pool, open_group, reference))
             for adapter in group:
                 if adapter.info.capabilities.alphabet is not None:
                     alphabet = adapter.info.capabilities.alphabet
                     pool = generate(alphabet_text(alphabet), count=self.max_examples, seed_value=seed)
+                    pool = list(dict.fromkeys([*(a for a in hostile_atoms() if set(a) <= alphabet), *pool]))
                     plans.append((pool, [adapter], reference))
         for pool, adapters, reference in plans:
             for adapter in adapters:
