@@ -278,7 +278,7 @@ class GeneratedItem(_TokconfItem):
         self.adapter = adapter
 
     def runtest(self) -> None:
-        from hypothesis import given
+        from hypothesis import example, given
 
         from harness.escapes import escape_text
         from harness.suite import describe_record
@@ -286,13 +286,16 @@ class GeneratedItem(_TokconfItem):
         suite, name = self.suite, self.adapter
         suite.judge  # noqa: B018 - the documented kinds, before hypothesis starts timing
 
-        @suite.settings_for(name)
-        @given(suite.strategy(name))
         def generated_check(text: str) -> None:
             finding = suite.first_unexplained(text, name)
             if finding is not None:
                 raise _divergence_type(finding.check, finding.kind)(finding)
 
+        # the fixed atoms run first as explicit examples, as in `tokconf run`, so the
+        # smallest counterexamples do not depend on the hypothesis release
+        for atom in reversed(suite.atoms(name)):
+            generated_check = example(atom)(generated_check)
+        generated_check = suite.settings_for(name)(given(suite.strategy(name))(generated_check))
         try:
             generated_check()
         except GeneratedDivergence as exc:

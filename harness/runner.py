@@ -285,7 +285,7 @@ class Runner:
                 if adapter.info.capabilities.alphabet is not None:
                     alphabet = adapter.info.capabilities.alphabet
                     pool = generate(alphabet_text(alphabet), count=self.max_examples, seed_value=seed)
-                    pool = list(dict.fromkeys([*(a for a in hostile_atoms() if set(a) <= alphabet), *pool]))
+                    pool = list(dict.fromkeys([*hostile_atoms(alphabet=alphabet), *pool]))
                     plans.append((pool, [adapter], reference))
         for pool, adapters, reference in plans:
             for adapter in adapters:

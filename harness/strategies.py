@@ -275,7 +275,10 @@ def alphabet_text(alphabet: Iterable[str], *, max_size: int = 40) -> st.SearchSt
     return st.text(alphabet=st.sampled_from(chars), max_size=max_size)
 
 
-def hostile_atoms(literals: Sequence[str] = ()) -> list[str]:
+MAX_LITERAL_ATOMS = 16
+
+
+def hostile_atoms(literals: Sequence[str] = (), *, alphabet: Iterable[str] | None = None) -> list[str]:
     r"""The smallest hostile inputs, tried first in every generated pool.
 
     Hypothesis decides how often a random mixture happens to be exactly ``"\r\n"`` or a
@@ -283,7 +286,8 @@ def hostile_atoms(literals: Sequence[str] = ()) -> list[str]:
     one-to-three-character atoms that most bugs reduce to are therefore always tried
     first, whatever the version: every whitespace kind alone, doubled and after a word,
     ``\r\n`` runs, digit runs across the 3-digit boundary, each contraction after a
-    letter, a lone surrogate of each half, and each special literal.
+    letter, a lone surrogate of each half, and the shortest special literals. With ``alphabet``
+    (a closed vocabulary) only the atoms written in it are kept.
 
     >>> atoms = hostile_atoms(["<|endoftext|>"])
     >>> [a for a in ("\r\n", " ", "a ", "1234", "a's", "\ud800", "<|endoftext|>") if a in atoms]
@@ -296,7 +300,13 @@ def hostile_atoms(literals: Sequence[str] = ()) -> list[str]:
     atoms += ["1", "12", "123", "1234", "12345", "a1234", " 1234"]
     atoms += ["a" + c for c in CONTRACTIONS]
     atoms += ["\ud800", "\udc00", "a\ud83d", "\ud83d\ude00"]
-    atoms += [*literals, *(" " + lit for lit in literals)]
+    # o200k_harmony registers 1,000+ literals; the shortest few stand for them all
+    # (random positions of every literal are the hostile_text strategy's job)
+    few = sorted(literals, key=lambda lit: (len(lit), lit))[:MAX_LITERAL_ATOMS]
+    atoms += [*few, *(" " + lit for lit in few)]
+    if alphabet is not None:
+        allowed = set(alphabet)
+        atoms = [a for a in atoms if set(a) <= allowed]
     return list(dict.fromkeys(atoms))
 
 

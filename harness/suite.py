@@ -30,7 +30,14 @@ from harness.run_result import DivergenceRecord
 from harness.budget import calibrate
 from harness.runner import GENERATED_CHECKS, Candidate, Runner, case_adapter_names
 from harness.selection import Selected
-from harness.strategies import alphabet_text, generate, hostile_text, profile_settings, resolve_profile
+from harness.strategies import (
+    alphabet_text,
+    generate,
+    hostile_atoms,
+    hostile_text,
+    profile_settings,
+    resolve_profile,
+)
 
 __all__ = ["Suite", "SuiteError", "SuiteOptions", "describe_record"]
 
@@ -136,6 +143,15 @@ class Suite:
             return alphabet_text(alphabet)
         group = self.selected.group(calls.info.encoding)
         return hostile_text(sorted({lit for a in group for lit, _ in a.info.special_tokens}))
+
+    def atoms(self, name: str) -> list[str]:
+        """The fixed hostile atoms the runner also tries first (see ``hostile_atoms``)."""
+        calls = self.selected.calls[name]
+        alphabet = calls.info.capabilities.alphabet
+        if alphabet is not None:
+            return hostile_atoms(alphabet=alphabet)
+        group = self.selected.group(calls.info.encoding)
+        return hostile_atoms(sorted({lit for a in group for lit, _ in a.info.special_tokens}))
 
     def settings_for(self, name: str) -> settings:
         profile = profile_settings(self.profile)
