@@ -37,8 +37,9 @@ DisallowedSpecial = Literal["all"] | Collection[str]
 #: How an adapter natively treats special-token literals.
 #:  - ``tiktoken``: as the common language above.
 #:  - ``always-special``: every registered literal becomes its ID whatever the policy (HF).
-#:  - ``ordinary-unless-allowed``: literals not allowed are ordinary text; nothing raises
-#:    by default (minbpe's RegexTokenizer).
+#:  - ``ordinary-unless-allowed``: literals outside an explicit allowed set are ordinary
+#:    text rather than refused (minbpe's RegexTokenizer; its ``none_raise`` mode, which
+#:    tiktoken's default maps to, still refuses every literal).
 #:  - ``none``: no special handling at all; literals are always ordinary text (encoder.py).
 SpecialPolicy = Literal["tiktoken", "always-special", "ordinary-unless-allowed", "none"]
 
