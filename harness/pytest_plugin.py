@@ -54,7 +54,12 @@ _USED = pytest.StashKey[list]()
 
 @dataclass(frozen=True)
 class SuiteRequest:
-    """What a test module asks for (see :func:`tokconf_suite`)."""
+    """What a test module asks for (see :func:`tokconf_suite`).
+
+    It mirrors ``harness.suite.SuiteOptions`` on purpose: this module is imported by every
+    pytest run on the machine, so it must not import the runner (and hypothesis, the
+    adapters...) until a suite is actually requested.
+    """
 
     impls: tuple[str, ...] = ()
     encodings: tuple[str, ...] = ()
@@ -312,7 +317,8 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         if missing:
             terminalreporter.write_line(f"tokconf: {len(missing)} adapter(s) unavailable, not tested:")
             for name, reason in missing.items():
-                terminalreporter.write_line(f"  {name}: {reason.splitlines()[0][:160] if reason else ''}")
+                first_line = (reason or "").split("\n")[0][:160]
+                terminalreporter.write_line(f"  {name}: {first_line}")
         target = config.getoption("tokconf_report", default=None)
         if target:
             terminalreporter.write_line(f"tokconf: parity report: {_write_report(suite, target)}")
