@@ -61,8 +61,11 @@ _QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_t
 
 #: max_examples is per adapter for the fast ones; slower adapters get a share of it
 #: (see harness.runner's budgets).
+#: Every field that matters is set explicitly: a bare ``settings(...)`` inherits from the
+#: profile loaded at import time, and hypothesis loads its own derandomized ``ci`` profile
+#: by itself when it sees ``CI=true`` (nightly must stay random there too).
 PROFILES: dict[str, settings] = {
-    "dev": settings(max_examples=100, deadline=None, suppress_health_check=_QUIET),
+    "dev": settings(max_examples=100, deadline=None, derandomize=False, suppress_health_check=_QUIET),
     "ci": settings(
         max_examples=300,
         deadline=None,
@@ -71,7 +74,7 @@ PROFILES: dict[str, settings] = {
         print_blob=True,
         suppress_health_check=_QUIET,
     ),
-    "nightly": settings(max_examples=5000, deadline=None, suppress_health_check=_QUIET),
+    "nightly": settings(max_examples=5000, deadline=None, derandomize=False, suppress_health_check=_QUIET),
 }
 
 
