@@ -11,7 +11,7 @@ from harness.interface import TraceRound
 from harness.outcomes import capture
 from harness.registry import Registry
 from harness.vocab import load_tiktoken_ranks
-from implementations import minbpe
+from implementations import minbpe, minbpe_recover
 from implementations.minbpe import (
     MergeRecoveryError,
     earlier_parts,
@@ -93,14 +93,14 @@ def test_merges_are_cached_on_disk_by_vocabulary_hash(tmp_path: Path, monkeypatc
     def no_recovery(_ranks):
         raise AssertionError("the cached file should have been used")
 
-    monkeypatch.setattr(minbpe, "recover_merges", no_recovery)
+    monkeypatch.setattr(minbpe_recover, "recover_merges", no_recovery)  # where the cache looks it up
     assert load_or_recover_merges(ranks, vocab_sha256="f" * 64) == first
     monkeypatch.undo()
     monkeypatch.setenv("TOKCONF_CACHE_DIR", str(tmp_path))
     # a damaged file is not trusted: recomputed and rewritten
     path.write_bytes(path.read_bytes()[:-4] + b"\x00\x00\x00\x00")
     assert load_or_recover_merges(ranks, vocab_sha256="f" * 64) == first
-    assert minbpe._deserialise(path.read_bytes(), "f" * 64) == first
+    assert minbpe_recover._deserialise(path.read_bytes(), "f" * 64) == first
     # another vocabulary hash is another file
     load_or_recover_merges(ranks, vocab_sha256="e" * 64)
     assert (tmp_path / "minbpe" / ("e" * 64 + ".merges")).is_file()
