@@ -2,25 +2,11 @@
 
 from __future__ import annotations
 
-from harness.calls import Calls, InProcess
-from harness.case_model import Case, DecodeProbe, ExpectedError, Policy
-from harness.check_base import AGREE, ALL, ORDINARY, SKIP, Finding, Subject, expected_text
-from harness.checks import run_text_check
+from harness.case_model import Case, DecodeProbe, ExpectedError
+from harness.check_base import AGREE, ALL, SKIP, Finding, expected_text
 from tests.wrong_adapters import ToyClosed, toy
+from tests.check_helpers import REF, calls, run
 
-
-def calls(adapter) -> Calls:  # type: ignore[no-untyped-def]
-    return Calls(InProcess(adapter))
-
-
-REF = calls(toy())
-
-
-def run(check: str, adapter: Calls, text: str, policy: Policy = ORDINARY, *, reference: Calls = REF,
-        case: Case | None = None):  # type: ignore[no-untyped-def]
-    adapter.reset()
-    reference.reset()
-    return run_text_check(check, Subject(text, policy, adapter, reference, case))
 
 
 def test_expected_text_resolves_surrogates_per_code_point() -> None:

@@ -4,25 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from harness.calls import Calls, InProcess
 from harness.case_model import Case, ExpectedError, ExpectedRound, Policy
-from harness.check_base import AGREE, ALL, DEFAULT, ORDINARY, SKIP, UNSUPPORTED, Finding, Subject
-from harness.checks import run_text_check
+from harness.check_base import AGREE, ALL, DEFAULT, ORDINARY, SKIP, UNSUPPORTED, Finding
 from tests.wrong_adapters import DropLastMerge, ToyClosed, toy
+from tests.check_helpers import REF, calls, run
 
-
-def calls(adapter) -> Calls:  # type: ignore[no-untyped-def]
-    return Calls(InProcess(adapter))
-
-
-REF = calls(toy())
-
-
-def run(check: str, adapter: Calls, text: str, policy: Policy = ORDINARY, *, reference: Calls = REF,
-        case: Case | None = None):  # type: ignore[no-untyped-def]
-    adapter.reset()
-    reference.reset()
-    return run_text_check(check, Subject(text, policy, adapter, reference, case))
 
 
 def test_id_parity_agrees_with_itself_and_an_equal_adapter() -> None:

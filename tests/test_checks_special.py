@@ -4,24 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from harness.calls import Calls, InProcess
-from harness.check_base import AGREE, ORDINARY, SKIP, Finding, Subject
-from harness.checks import run_text_check
+from harness.check_base import AGREE, SKIP, Finding
 from harness.checks_special import policy_matrix
 from tests.wrong_adapters import toy
+from tests.check_helpers import REF, calls, run
 
-
-def calls(adapter) -> Calls:  # type: ignore[no-untyped-def]
-    return Calls(InProcess(adapter))
-
-
-REF = calls(toy())
-
-
-def run(check: str, adapter: Calls, text: str, *, reference: Calls = REF):  # type: ignore[no-untyped-def]
-    adapter.reset()
-    reference.reset()
-    return run_text_check(check, Subject(text, ORDINARY, adapter, reference))
 
 
 def test_policy_matrix_labels() -> None:

@@ -2,26 +2,14 @@
 
 from __future__ import annotations
 
-from harness.calls import Calls, InProcess
-from harness.check_base import AGREE, ORDINARY, UNSUPPORTED, Finding, Subject
-from harness.checks import ADAPTER_CHECKS, CHECK_FUNCTIONS, TEXT_CHECKS, run_text_check
+from harness.check_base import AGREE, UNSUPPORTED, Finding
+from harness.checks import ADAPTER_CHECKS, CHECK_FUNCTIONS, TEXT_CHECKS
 from harness.checks_structure import batch_texts
 from harness.checks_vocab import check_vocab, ordinary_end, probe_ids
 from harness.case_model import CHECKS
 from tests.wrong_adapters import DropLastMerge, ToyClosed, toy
+from tests.check_helpers import REF, calls, run
 
-
-def calls(adapter) -> Calls:  # type: ignore[no-untyped-def]
-    return Calls(InProcess(adapter))
-
-
-REF = calls(toy())
-
-
-def run(check: str, adapter: Calls, text: str, *, reference: Calls = REF):  # type: ignore[no-untyped-def]
-    adapter.reset()
-    reference.reset()
-    return run_text_check(check, Subject(text, ORDINARY, adapter, reference))
 
 
 def test_every_check_name_has_code() -> None:
