@@ -1,7 +1,7 @@
 """This repository's own pytest set-up.
 
 Hypothesis profiles ``dev``, ``ci`` and ``nightly`` are defined once, in
-``harness.strategies``; they are registered here for this repository's tests, and the one
+``harness.generate.strategies``; they are registered here for this repository's tests, and the one
 named by ``HYPOTHESIS_PROFILE`` is loaded (``ci`` when unset: CI runs plain ``pytest``).
 ``pytest --hypothesis-profile NAME`` still overrides it. The conformance suite itself is
 requested by ``tests/test_conformance.py`` through the tokconf pytest plugin.
@@ -9,7 +9,7 @@ requested by ``tests/test_conformance.py`` through the tokconf pytest plugin.
 
 from hypothesis import settings
 
-from harness.strategies import register_profiles, resolve_profile
+from harness.generate.strategies import register_profiles, resolve_profile
 
 register_profiles()
 settings.load_profile(resolve_profile(None))

@@ -16,7 +16,7 @@ import argparse
 import time
 from typing import Callable, Sequence
 
-from harness.cases import load_cases
+from harness.cases.loader import load_cases
 from harness.registry import AdapterUnavailable, default_registry
 
 

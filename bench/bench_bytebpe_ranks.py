@@ -36,7 +36,7 @@ def main() -> None:
     import tiktoken
 
     from harness.vocab import seed_tiktoken_cache
-    from implementations.bytebpe_ranks import build
+    from implementations.bytebpe.ranks import build
 
     ours = build(args.encoding)
     seed_tiktoken_cache(args.encoding)

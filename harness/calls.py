@@ -6,7 +6,7 @@ with the adapter's own ``classify_error`` and remembers the answer for the curre
 input, so the several checks that need ``encode(text)`` pay for it once.
 
 Everything that crosses this boundary is plain data (``str``, ``int``, tuples,
-:class:`~harness.case_model.Policy`, :class:`~harness.outcomes.Outcome`), so the
+:class:`~harness.cases.model.Policy`, :class:`~harness.outcomes.Outcome`), so the
 :class:`Executor` that performs a call could live in a worker process later (for
 isolation and timeouts) without a check noticing: only :class:`InProcess` would be
 replaced.
@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from harness.case_model import Policy
+from harness.cases.model import Policy
 from harness.interface import Adapter, Capabilities
 from harness.outcomes import Outcome, capture
 

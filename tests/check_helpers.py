@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from harness.calls import Calls, InProcess
-from harness.case_model import Case, Policy
-from harness.check_base import ORDINARY, Subject
+from harness.cases.model import Case, Policy
+from harness.checks.base import ORDINARY, Subject
 from harness.checks import run_text_check
 from tests.wrong_adapters import toy
 

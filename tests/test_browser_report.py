@@ -17,8 +17,8 @@ from typing import Any, Iterator
 
 import pytest
 
-from harness.report import render_report
-from harness.report_diff_page import render_diff
+from harness.report.page import render_report
+from harness.report.diff_page import render_diff
 
 FIXTURES = Path(__file__).parent / "data" / "parity"
 ARTIFACTS = Path(__file__).resolve().parents[1] / "reports" / "browser"

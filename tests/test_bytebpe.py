@@ -8,16 +8,19 @@ import json
 import pytest
 
 from harness.outcomes import capture
-from implementations import bytebpe, bytebpe_base, bytebpe_ltr, bytebpe_patterns
-from implementations.bytebpe import ByteBPE, TrainingError, train
-from implementations.bytebpe_base import (
+from implementations.bytebpe import model as bytebpe
+from implementations.bytebpe import base as bytebpe_base
+from implementations.bytebpe import ltr as bytebpe_ltr
+from implementations.bytebpe import patterns as bytebpe_patterns
+from implementations.bytebpe.model import ByteBPE, TrainingError, train
+from implementations.bytebpe.base import (
     DisallowedSpecialError,
     ModelFileError,
     SpecialTokenError,
     UnknownTokenId,
 )
-from implementations.bytebpe_ltr import LeftToRightByteBPE
-from implementations.bytebpe_patterns import GPT2_PATTERN, GPT4_PATTERN, PatternDropsText, split_chunks
+from implementations.bytebpe.ltr import LeftToRightByteBPE
+from implementations.bytebpe.patterns import GPT2_PATTERN, GPT4_PATTERN, PatternDropsText, split_chunks
 
 FIGURE_TEXT = "低山 low low lower low\n低山"
 A, B, C = ord("a"), ord("b"), ord("c")
@@ -155,7 +158,7 @@ def test_decode_of_an_unknown_id() -> None:
         model.decode([97, 256])
     outcome = capture("decode", model.decode, [256])
     assert (outcome.category, outcome.native_type) == (
-        "unknown-id", "implementations.bytebpe_base.UnknownTokenId",
+        "unknown-id", "implementations.bytebpe.base.UnknownTokenId",
     )
 
 

@@ -10,9 +10,9 @@ import pytest
 from harness.cli import main
 from harness.outcomes import capture
 from harness.registry import Registry, RegistryError
-from implementations import bytebpe
-from implementations.bytebpe import ByteBPE, train
-from implementations.bytebpe_adapter import DEMO_MODEL, DATA_DIR, build
+from implementations.bytebpe import model as bytebpe
+from implementations.bytebpe.model import ByteBPE, train
+from implementations.bytebpe.adapters import DEMO_MODEL, DATA_DIR, build
 
 FIGURE_TEXT = "低山 low low lower low\n低山"
 
@@ -74,7 +74,7 @@ def test_default_policy_raises_on_any_registered_literal(model_file) -> None:
     adapter = build(str(model_file), left_to_right=False)
     outcome = capture("encode", adapter.encode, "x<|fim|>", classify=adapter.classify_error)
     assert (outcome.category, outcome.native_type) == (
-        "disallowed-special", "implementations.bytebpe_base.DisallowedSpecialError",
+        "disallowed-special", "implementations.bytebpe.base.DisallowedSpecialError",
     )
 
 

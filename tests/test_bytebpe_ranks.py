@@ -20,9 +20,9 @@ import tiktoken
 
 from harness.outcomes import capture
 from harness.vocab import load_tiktoken_ranks, seed_tiktoken_cache
-from implementations import bytebpe_ranks
-from implementations.bytebpe_patterns import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN, R50K_PATTERN
-from implementations.bytebpe_ranks import ENCODINGS, build, merge_by_rank
+from implementations.bytebpe import ranks as bytebpe_ranks
+from implementations.bytebpe.patterns import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN, R50K_PATTERN
+from implementations.bytebpe.ranks import ENCODINGS, build, merge_by_rank
 
 ARGUMENTS = ("gpt2", "cl100k_base", "o200k_base")
 _UNASSIGNED = regex.compile(r"\p{Cn}")

@@ -8,9 +8,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from harness import cases as cases_mod
-from harness.case_model import CHECKS, DecodeProbe, ExpectedError, ExpectedRound, Policy
-from harness.cases import (
+from harness.cases import loader as cases_mod
+from harness.cases.model import CHECKS, DecodeProbe, ExpectedError, ExpectedRound, Policy
+from harness.cases.loader import (
     SCHEMA_PATH,
     CaseFileError,
     adapter_matches,

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.case_model import Case, ExpectedError
-from harness.cases import case_applies_to, default_cases_dir, documented_for, expectation_for, load_cases, lookup
+from harness.cases.model import Case, ExpectedError
+from harness.cases.loader import case_applies_to, default_cases_dir, documented_for, expectation_for, load_cases, lookup
 from harness.escapes import escape_text, parse_escapes
 from harness.outcomes import Outcome, capture
-from implementations.tiktoken_adapters import TiktokenAdapter
+from implementations.tiktoken import TiktokenAdapter
 
 CASES_DIR = Path(__file__).resolve().parents[1] / "cases"
 TIKTOKEN = {"tiktoken:gpt2": "gpt2", "tiktoken:r50k_base": "r50k_base", "tiktoken:cl100k_base": "cl100k_base",
@@ -316,8 +316,8 @@ def test_documented_counterexamples_reproduce_with_the_runner(cases: list[Case])
     """The figures and counterexamples through the real runner and every registered adapter:
     each documented divergence reproduces (none stale) and nothing else differs."""
     from harness.registry import default_registry
-    from harness.runner import Runner, case_adapter_names
-    from harness.selection import select
+    from harness.run.runner import Runner, case_adapter_names
+    from harness.run.selection import select
 
     fixed = [c for c in cases if "corpus" not in c.tags]
     runner = Runner(select(default_registry(), case_adapters=case_adapter_names(fixed),

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from harness.case_model import Case, DecodeProbe, ExpectedError
-from harness.check_base import AGREE, ALL, SKIP, Finding, expected_text
+from harness.cases.model import Case, DecodeProbe, ExpectedError
+from harness.checks.base import AGREE, ALL, SKIP, Finding, expected_text
 from tests.wrong_adapters import ToyClosed, toy
 from tests.check_helpers import REF, calls, run
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness.case_model import Case, ExpectedError, ExpectedRound, Policy
-from harness.check_base import AGREE, ALL, DEFAULT, ORDINARY, SKIP, UNSUPPORTED, Finding
+from harness.cases.model import Case, ExpectedError, ExpectedRound, Policy
+from harness.checks.base import AGREE, ALL, DEFAULT, ORDINARY, SKIP, UNSUPPORTED, Finding
 from tests.wrong_adapters import DropLastMerge, ToyClosed, toy
 from tests.check_helpers import REF, calls, run
 
@@ -24,7 +24,7 @@ def test_id_parity_content_when_the_bytes_differ() -> None:
 
 
 def test_id_parity_segmentation_when_only_the_tokens_differ() -> None:
-    from implementations.tiktoken_adapters import TiktokenAdapter
+    from implementations.tiktoken import TiktokenAdapter
 
     wrong, tiktoken = calls(DropLastMerge()), calls(TiktokenAdapter("cl100k_base"))
     finding = run("id-parity", wrong, " Conveyor", reference=tiktoken)

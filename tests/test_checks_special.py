@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness.check_base import AGREE, SKIP, Finding
-from harness.checks_special import policy_matrix
+from harness.checks.base import AGREE, SKIP, Finding
+from harness.checks.special import policy_matrix
 from tests.wrong_adapters import toy
 from tests.check_helpers import REF, calls, run
 

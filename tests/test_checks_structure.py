@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from harness.check_base import AGREE, UNSUPPORTED, Finding
+from harness.checks.base import AGREE, UNSUPPORTED, Finding
 from harness.checks import ADAPTER_CHECKS, CHECK_FUNCTIONS, TEXT_CHECKS
-from harness.checks_structure import batch_texts
-from harness.checks_vocab import check_vocab, ordinary_end, probe_ids
-from harness.case_model import CHECKS
+from harness.checks.structure import batch_texts
+from harness.checks.vocab import check_vocab, ordinary_end, probe_ids
+from harness.cases.model import CHECKS
 from tests.wrong_adapters import DropLastMerge, ToyClosed, toy
 from tests.check_helpers import REF, calls, run
 
@@ -59,7 +59,7 @@ def test_vocab_special_findings() -> None:
 
 
 def test_vocab_finds_a_lost_last_merge_by_the_token_it_no_longer_makes() -> None:
-    from implementations.tiktoken_adapters import TiktokenAdapter
+    from implementations.tiktoken import TiktokenAdapter
 
     report = check_vocab(calls(DropLastMerge()), calls(TiktokenAdapter("cl100k_base")))
     kinds = {(f.kind, f.text) for f in report.findings}

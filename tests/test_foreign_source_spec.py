@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 from harness.registry import Registry, RegistryError
-from implementations import source
-from implementations.source_spec import (
+from implementations.source import adapter as source
+from implementations.source.spec import (
     SHIPPED_DIR,
     SourceSpecError,
     SourceUnavailable,

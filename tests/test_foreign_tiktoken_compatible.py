@@ -9,7 +9,7 @@ import pytest
 from harness.outcomes import capture
 from harness.registry import AdapterUnavailable, Registry, RegistryError
 from implementations import tiktoken_compatible
-from implementations.tiktoken_adapters import TiktokenAdapter
+from implementations.tiktoken import TiktokenAdapter
 from implementations.tiktoken_compatible import TiktokenCompatibleAdapter, parse_argument
 
 FAKES = Path(__file__).parent / "data" / "foreign" / "fakemods"

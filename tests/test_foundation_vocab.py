@@ -9,8 +9,6 @@ from pathlib import Path
 import pytest
 
 from harness import vocab
-
-
 @pytest.fixture
 def vocab_dir(tmp_path: Path):
     vocab.set_vocab_dir(tmp_path)

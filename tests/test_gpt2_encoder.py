@@ -275,7 +275,7 @@ def _assigned_text(rng: random.Random, length: int) -> str:
 
 
 def test_agrees_with_tiktoken_gpt2_on_random_text(gpt2) -> None:
-    from implementations.tiktoken_adapters import TiktokenAdapter
+    from implementations.tiktoken import TiktokenAdapter
 
     reference = TiktokenAdapter("gpt2")
     rng = random.Random(20261130)

@@ -8,9 +8,8 @@ import pytest
 
 from harness.outcomes import capture
 from harness.registry import default_registry
-from implementations import hf_adapters, hf_convert
-
-
+from implementations.hf import adapters as hf_adapters
+from implementations.hf import convert as hf_convert
 #: ordinary tokens are IDs 0..N-1; specials (and gaps) come after
 ORDINARY_TOKENS = {"hf:gpt2": 50256, "hf:cl100k_base": 100256, "hf:o200k_base": 199998}
 

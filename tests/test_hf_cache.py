@@ -7,9 +7,7 @@ from pathlib import Path
 import pytest
 import tokenizers
 
-from implementations import hf_convert
-
-
+from implementations.hf import convert as hf_convert
 @pytest.fixture()
 def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("TOKCONF_CACHE_DIR", str(tmp_path))
@@ -45,7 +43,6 @@ def test_cold_then_warm(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_key_changes_with_tokenizers_version_and_vocabulary_hash(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from harness import vocab
-
     calls = built(monkeypatch)
     # the key is computed from the pinned hash, not from the ranks: a tiny vocabulary will do
     monkeypatch.setattr(hf_convert, "load_tiktoken_ranks", lambda name: {bytes([b]): b for b in range(256)})

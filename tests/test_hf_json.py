@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from harness.registry import AdapterUnavailable, Registry, RegistryError, default_registry
-from implementations import hf_json
-from implementations.hf_json import HFJsonError, hf_json_spec, load_hf_json, read_spec
+from implementations.hf import tokenizer_json as hf_json
+from implementations.hf.tokenizer_json import HFJsonError, hf_json_spec, load_hf_json, read_spec
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ import regex
 from tokenizers import Regex, pre_tokenizers
 
 from harness.registry import default_registry
-from implementations.hf_convert import CL100K_PATTERN, O200K_PATTERN, oniguruma_pattern
+from implementations.hf.convert import CL100K_PATTERN, O200K_PATTERN, oniguruma_pattern
 
 DIGIT_ALPHABETS = {
     "ascii": "1234567890",
@@ -104,8 +104,9 @@ def test_translation_rules(source: str, translated: str) -> None:
 def test_doctests() -> None:
     import doctest
 
-    from implementations import hf_convert, hf_json
+    from implementations.hf import convert as hf_convert
 
+    from implementations.hf import tokenizer_json as hf_json
     for module in (hf_convert, hf_json):
         assert doctest.testmod(module).failed == 0
 

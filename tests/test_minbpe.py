@@ -11,8 +11,9 @@ from harness.interface import TraceRound
 from harness.outcomes import capture
 from harness.registry import Registry
 from harness.vocab import load_tiktoken_ranks
-from implementations import minbpe, minbpe_recover
-from implementations.minbpe import (
+from implementations.minbpe import adapters as minbpe
+from implementations.minbpe import recovery as minbpe_recover
+from implementations.minbpe.adapters import (
     MergeRecoveryError,
     earlier_parts,
     family,
@@ -51,7 +52,7 @@ def test_family_lists_six_adapters(registry: Registry) -> None:
 
 @pytest.mark.parametrize("encoding", minbpe.ENCODINGS)
 def test_pattern_and_specials_are_tiktokens(encoding: str) -> None:
-    from implementations.tiktoken_adapters import TiktokenAdapter
+    from implementations.tiktoken import TiktokenAdapter
 
     native = TiktokenAdapter(encoding).native
     assert minbpe.PATTERNS[encoding] == native._pat_str
@@ -165,7 +166,7 @@ def test_heap_merge_equals_round_merge(up) -> None:
 
 
 def test_long_single_character_run(up) -> None:
-    from implementations.tiktoken_adapters import TiktokenAdapter
+    from implementations.tiktoken import TiktokenAdapter
 
     text = "a" * 100_000
     assert up.encode_ordinary(text) == TiktokenAdapter("cl100k_base").encode_ordinary(text)

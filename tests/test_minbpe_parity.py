@@ -16,7 +16,7 @@ import unicodedata
 import pytest
 
 from harness.registry import Registry
-from implementations.minbpe import family
+from implementations.minbpe.adapters import family
 
 POOL = [
     " ", "  ", "\t", "\n", "\r\n", "\r", "\x0b", "\x0c", "\x85", "\u00a0", "\u2028", "\u2029", "\u3000",
@@ -66,7 +66,7 @@ def registry() -> Registry:
     ("encoding", "count"), [("cl100k_base", 4000), ("r50k_base", 4000), ("o200k_base", 1500)]
 )
 def test_equals_tiktoken_on_hostile_text(registry: Registry, encoding: str, count: int) -> None:
-    from implementations.tiktoken_adapters import TiktokenAdapter
+    from implementations.tiktoken import TiktokenAdapter
 
     reference = TiktokenAdapter(encoding)
     ours = registry.get(f"minbpe:{encoding}")

@@ -97,7 +97,7 @@ def test_generated_checks_are_hypothesis_tests_per_adapter_pair(project: pytest.
 
 def test_a_test_module_requests_the_suite(project: pytest.Pytester) -> None:
     project.makepyfile(test_conformance=(
-        "from harness.pytest_plugin import tokconf_suite\n"
+        "from harness.pytest.plugin import tokconf_suite\n"
         "test_tokconf = tokconf_suite(impls=('tiktoken:cl100k_base',), cases=('cases.yaml',), generated=False)\n"
     ))
     collected = project.runpytest_subprocess("--collect-only", "-q", "test_conformance.py")

@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from harness.report import render_report
-from harness.report_diff_page import render_diff
+from harness.report.page import render_report
+from harness.report.diff_page import render_diff
 
 FIXTURES = Path(__file__).parent / "data" / "parity"
 

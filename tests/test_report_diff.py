@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.report_diff import AdapterChange, CellChange, VersionChange, diff_runs, format_text
-from harness.report_diff_page import render_diff
+from harness.report.diff import AdapterChange, CellChange, VersionChange, diff_runs, format_text
+from harness.report.diff_page import render_diff
 
 FIXTURES = Path(__file__).parent / "data" / "parity"
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from harness.report import render_report
-from harness.report_schema import load_parity
+from harness.report.page import render_report
+from harness.report.schema import load_parity
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -14,14 +14,14 @@ from typing import Any
 
 import pytest
 
-import harness.report_diff
-import harness.report_schema
-import harness.report_templates
-import harness.report_view
-from harness.report import render_report
-from harness.report_schema import STATUSES, ParityValidationError
-from harness.report_templates import TEMPLATE_DIR, environment
-from harness.report_view import align_ids, neutralize
+import harness.report.diff
+import harness.report.schema
+import harness.report.render
+import harness.report.view
+from harness.report.page import render_report
+from harness.report.schema import STATUSES, ParityValidationError
+from harness.report.render import TEMPLATE_DIR, environment
+from harness.report.view import align_ids, neutralize
 
 FIXTURES = Path(__file__).parent / "data" / "parity"
 
@@ -227,8 +227,8 @@ def test_neutralize_keeps_text_and_tab_newline() -> None:
     assert neutralize("\u200f\u061c\x85\x7f") == "\\u200f\\u061c\\x85\\x7f"
 
 
-@pytest.mark.parametrize("module", [harness.report_view, harness.report_schema, harness.report_templates,
-                                    harness.report_diff], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [harness.report.view, harness.report.schema, harness.report.render,
+                                    harness.report.diff], ids=lambda m: m.__name__)
 def test_docstring_examples(module: Any) -> None:
     result = doctest.testmod(module)
     assert result.failed == 0

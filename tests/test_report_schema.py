@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 
 from harness.outcomes import CATEGORIES
-from harness.report_schema import (
+from harness.report.schema import (
     STATUSES,
     ParityValidationError,
     load_parity,

@@ -10,10 +10,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from harness.cases import load_case_file
+from harness.cases.loader import load_case_file
 
 REPO = Path(__file__).resolve().parent.parent
-SCHEMA = REPO / "harness" / "schemas" / "parity.schema.json"
+SCHEMA = REPO / "harness" / "report" / "parity.schema.json"
 
 
 def tokconf(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
@@ -68,7 +68,7 @@ def test_parity_json_is_valid_and_latest_is_a_copy(wrong_run) -> None:  # type: 
     assert len(runs) == 1
     data = json.loads((runs[0] / "parity.json").read_text(encoding="ascii"))
     validate(data)
-    from harness.report_schema import validate_parity
+    from harness.report.schema import validate_parity
 
     validate_parity(data)
     assert (out / "latest" / "parity.json").read_bytes() == (runs[0] / "parity.json").read_bytes()

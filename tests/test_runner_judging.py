@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from harness.case_model import Case, DocumentedDivergence, Policy
+from harness.cases.model import Case, DocumentedDivergence, Policy
 from harness.registry import AdapterSpec, Registry
-from harness.run_result import RunResult
-from harness.budget import budget_for
-from harness.runner import GenerationOptions, Runner
-from harness.selection import SelectionError, parse_references, select
+from harness.run.result import RunResult
+from harness.generate.budget import budget_for
+from harness.run.runner import GenerationOptions, Runner
+from harness.run.selection import SelectionError, parse_references, select
 from tests.wrong_adapters import ToyClosed, toy
 
 

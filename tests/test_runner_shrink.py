@@ -1,14 +1,14 @@
-"""The deterministic shrinker (harness.shrink) and shrinking of findings (harness.minimise)."""
+"""The deterministic shrinker (harness.generate.shrink) and shrinking of findings (harness.generate.minimise)."""
 
 from __future__ import annotations
 
 import pytest
 
 from harness.calls import Calls, InProcess
-from harness.check_base import ORDINARY, Finding, Subject
+from harness.checks.base import ORDINARY, Finding, Subject
 from harness.checks import run_text_check
-from harness.minimise import shrink_finding, shrinkable
-from harness.shrink import shrink, simplicity
+from harness.generate.minimise import shrink_finding, shrinkable
+from harness.generate.shrink import shrink, simplicity
 from tests.wrong_adapters import toy
 
 

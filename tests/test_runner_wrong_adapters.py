@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import pytest
 
-from harness.cases import load_cases
+from harness.cases.loader import load_cases
 from harness.registry import Registry
-from harness.run_result import RunResult
-from harness.runner import GenerationOptions, Runner, case_adapter_names
-from harness.selection import select
+from harness.run.result import RunResult
+from harness.run.runner import GenerationOptions, Runner, case_adapter_names
+from harness.run.selection import select
 from tests import wrong_adapters
 
 NAMES = ["wrong:ltr-merge", "wrong:drop-last", "wrong:per-token", "wrong:rstrip", "wrong:always-special", "wrong:crlf"]
@@ -84,7 +84,7 @@ def test_always_special_violates_the_policy_it_declares(result: RunResult) -> No
 
 
 def test_per_token_decode_shrinks_to_one_split_character(result: RunResult) -> None:
-    from implementations.tiktoken_adapters import TiktokenAdapter
+    from implementations.tiktoken import TiktokenAdapter
 
     tiktoken = TiktokenAdapter("cl100k_base")
     for check in ("round-trip", "per-token-decode"):
@@ -95,7 +95,7 @@ def test_per_token_decode_shrinks_to_one_split_character(result: RunResult) -> N
 
 
 def test_left_to_right_merging_shrinks_to_a_one_minimal_word(result: RunResult) -> None:
-    from implementations.tiktoken_adapters import TiktokenAdapter
+    from implementations.tiktoken import TiktokenAdapter
 
     tiktoken = TiktokenAdapter("cl100k_base")
     wrong = wrong_adapters.LeftToRightMerger()

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 
-from harness import strategies as S
-
+from harness.generate import strategies as S
 LITERALS = ("<|endoftext|>", "<|fim_prefix|>")
 
 

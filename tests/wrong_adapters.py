@@ -43,7 +43,7 @@ class _Wrapped(Adapter):
     capabilities = Capabilities(pretokenize=True)
 
     def __init__(self) -> None:
-        from implementations.tiktoken_adapters import TiktokenAdapter
+        from implementations.tiktoken import TiktokenAdapter
 
         self.inner = TiktokenAdapter(ENCODING)
 

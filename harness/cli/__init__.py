@@ -54,7 +54,7 @@ def common_options() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="[SPEC=]FOLDER",
-        help="checkout folder for source: adapters (see implementations/specs/README.md)",
+        help="checkout folder for source: adapters (see implementations/source/specs/README.md)",
     )
     return parent
 
@@ -67,7 +67,7 @@ def apply_common(args: argparse.Namespace):
     if getattr(args, "vocab_dir", None):
         set_vocab_dir(args.vocab_dir)
     for root in getattr(args, "source_root", None) or []:
-        from implementations.source_spec import set_source_root
+        from implementations.source.spec import set_source_root
 
         spec, sep, folder = root.rpartition("=")
         set_source_root(folder, spec=spec if sep else None)
@@ -85,7 +85,7 @@ def claim_encoding(registry, names: Sequence[str], encodings: Sequence[str]) -> 
     """
     if len(encodings) != 1:
         return
-    from implementations.hf_json import hf_json_spec
+    from implementations.hf.tokenizer_json import hf_json_spec
 
     for name in names:
         kind, _, argument = name.partition(":")

@@ -29,10 +29,10 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.report_diff import diff_runs, format_text
-    from harness.report_diff_page import render_diff
-    from harness.report_io import write_text_atomic
-    from harness.report_schema import ParityValidationError, load_parity
+    from harness.report.diff import diff_runs, format_text
+    from harness.report.diff_page import render_diff
+    from harness.report.files import write_text_atomic
+    from harness.report.schema import ParityValidationError, load_parity
 
     try:
         old = load_parity(args.old)

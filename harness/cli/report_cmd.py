@@ -23,9 +23,9 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.report import render_report
-    from harness.report_io import write_text_atomic
-    from harness.report_schema import ParityValidationError, load_parity
+    from harness.report.page import render_report
+    from harness.report.files import write_text_atomic
+    from harness.report.schema import ParityValidationError, load_parity
 
     source = Path(args.run_json)
     try:

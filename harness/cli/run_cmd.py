@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from harness.cli import EXIT_DIVERGENCE, EXIT_OK, UsageError, apply_common, claim_encoding
-from harness.run_result import RunResult
+from harness.run.result import RunResult
 
 _CODES = {"agree": "ok", "documented": "doc", "unexpected": "FAIL", "stale": "STALE",
           "unsupported": "-", "unavailable": "n/a"}
@@ -86,11 +86,11 @@ class Progress:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.cases import CaseFileError, case_files, default_cases_dir, load_cases
-    from harness.parity_json import build, run_id, write_atomic
-    from harness.runner import GenerationOptions, Runner, case_adapter_names
-    from harness.selection import SelectionError, parse_references, select
-    from harness.strategies import resolve_profile
+    from harness.cases.loader import CaseFileError, case_files, default_cases_dir, load_cases
+    from harness.report.parity_json import build, run_id, write_atomic
+    from harness.run.runner import GenerationOptions, Runner, case_adapter_names
+    from harness.run.selection import SelectionError, parse_references, select
+    from harness.generate.strategies import resolve_profile
 
     started = _dt.datetime.now(_dt.timezone.utc)
     registry = apply_common(args)
@@ -131,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
     _write_html(folder, data)
     latest = _update_latest(Path(args.out), folder)
     if args.save_new_cases:
-        from harness.new_cases import write_new_cases
+        from harness.cases.writer import write_new_cases
 
         written = write_new_cases(args.save_new_cases, result.by_status("unexpected"), run=run_id(started))
         print(f"new cases: {written}" if written else "new cases: none (no unexpected divergence)")
@@ -151,7 +151,7 @@ def _run_folder(out: Path, name: str) -> Path:
 
 def _write_html(folder: Path, data: dict[str, Any]) -> None:
     try:
-        from harness.report import render_report
+        from harness.report.page import render_report
     except ImportError:
         return  # the report module is optional: parity.json is the product of a run
     try:

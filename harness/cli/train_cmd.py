@@ -81,9 +81,9 @@ def read_text(path_name: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from implementations.bytebpe import TrainingError, train
-    from implementations.bytebpe_adapter import model_encoding
-    from implementations.bytebpe_base import BASE_VOCAB_SIZE, SpecialTokenError
+    from implementations.bytebpe.model import TrainingError, train
+    from implementations.bytebpe.adapters import model_encoding
+    from implementations.bytebpe.base import BASE_VOCAB_SIZE, SpecialTokenError
 
     if args.vocab_size < BASE_VOCAB_SIZE:
         raise UsageError(

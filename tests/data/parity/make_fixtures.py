@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.escapes import escape_text, visible_bytes
-from harness.report_schema import STATUSES
+from harness.report.schema import STATUSES
 
 HERE = Path(__file__).parent
 CHECKS = ["id-parity", "expected", "round-trip", "per-token-decode", "decode", "special-policy",

@@ -1,0 +1,79 @@
+"""Which adapters a case applies to, and which of its expectations applies to one adapter.
+
+Every consumer of cases (checks, runner, pytest plugin, reports) must read a case the
+same way, so the rules live here once: an adapter is named exactly, by ``kind:*``, or by
+a shell pattern; for one adapter the most specific key wins (its exact name, then the
+longest matching pattern, then its encoding), across ``ids`` and ``errors`` together.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from typing import Mapping, TypeVar
+
+from harness.cases.model import Case, DocumentedDivergence, ExpectedError
+
+__all__ = ["adapter_matches", "case_applies_to", "documented_for", "expectation_for", "lookup"]
+
+T = TypeVar("T")
+
+
+def adapter_matches(pattern: str, name: str) -> bool:
+    """Whether an adapter name matches a name or pattern from a case.
+
+    ``kind:*`` matches every adapter of that kind (and a bare ``kind``); other
+    patterns use shell wildcards.
+
+    >>> adapter_matches("hf:*", "hf:cl100k_base"), adapter_matches("hf:*", "hf-json:x")
+    (True, False)
+    >>> adapter_matches("source:*simple.ipynb:*", "source:/up/ch02/bpe-from-scratch-simple.ipynb:BPETokenizerSimple")
+    True
+    """
+    if pattern == name or (pattern.endswith(":*") and name == pattern[:-2]):
+        return True
+    return any(ch in pattern for ch in "*?[") and fnmatch.fnmatchcase(name, pattern)
+
+
+def case_applies_to(case: Case, adapter: str, encoding: str) -> bool:
+    """Whether ``case`` runs on this adapter (both ``encodings`` and ``adapters`` must allow it)."""
+    if case.encodings is not None and encoding not in case.encodings:
+        return False
+    return case.adapters is None or any(adapter_matches(p, adapter) for p in case.adapters)
+
+
+def _score(key: str, adapter: str, encoding: str) -> tuple[int, int]:
+    if key == adapter:
+        return (3, 0)
+    if adapter_matches(key, adapter):
+        return (2, len(key))  # the longer pattern is the more specific
+    return (1, 0) if key == encoding else (0, 0)
+
+
+def lookup(mapping: Mapping[str, T], adapter: str, encoding: str) -> T | None:
+    """The entry for this adapter: exact name, else the most specific pattern, else encoding.
+
+    >>> lookup({"cl100k_base": 1, "hf:*": 2, "hf:cl100k_base": 3}, "hf:cl100k_base", "cl100k_base")
+    3
+    >>> lookup({"cl100k_base": 1, "hf:*": 2}, "minbpe:cl100k_base", "cl100k_base")
+    1
+    """
+    best = max(mapping, key=lambda k: _score(k, adapter, encoding), default=None)
+    return mapping[best] if best is not None and _score(best, adapter, encoding)[0] else None
+
+
+def expectation_for(case: Case, adapter: str, encoding: str) -> tuple[int, ...] | ExpectedError | None:
+    """What encoding the case's text must give this adapter: IDs, an error, or nothing.
+
+    IDs and errors compete on the same footing, so ``ids: {cl100k_base: [...]}`` with
+    ``errors: {minbpe:cl100k_base: ...}`` gives minbpe the error and the others the IDs.
+    """
+    merged: dict[str, tuple[int, ...] | ExpectedError] = {**case.expect_ids, **case.expect_errors}
+    return lookup(merged, adapter, encoding)
+
+
+def documented_for(case: Case, adapter: str, check: str) -> DocumentedDivergence | None:
+    """The documented divergence covering (adapter, check) on this case, if any."""
+    for entry in case.documented:
+        if entry.check == check and any(adapter_matches(p, adapter) for p in entry.adapters):
+            return entry
+    return None

@@ -1,0 +1,119 @@
+"""Values shared by the case loader, the checks and the runner.
+
+A *case* is one fixed input from ``cases/*.yaml``; a *documented divergence* says that
+an adapter is known to differ on it, why, and where that is written down. The loader
+(`harness.cases.loader`) builds these from YAML; checks and the runner only read them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Mapping
+
+__all__ = [
+    "CHECKS",
+    "Case",
+    "DecodeProbe",
+    "DocumentedDivergence",
+    "ExpectedError",
+    "ExpectedRound",
+    "Policy",
+]
+
+#: Every check, in display order. A divergence names one of these.
+CHECKS: tuple[str, ...] = (
+    "id-parity",  # IDs equal the reference adapter's for the same encoding
+    "expected",  # the case's own expectations (IDs per encoding, error category per adapter)
+    "round-trip",  # decode_bytes(encode(text)) gives back the text's bytes
+    "per-token-decode",  # joining each token's bytes equals decoding the whole list
+    "decode",  # decode probes: given IDs -> expected text, bytes or error
+    "special-policy",  # allowed/disallowed special-token policy matrix
+    "encode-ordinary",  # encode_ordinary(t) == encode(t, disallowed_special=())
+    "batch",  # encode_batch == [encode(t) for t]
+    "error-category",  # failures agree in category with the reference
+    "pretokenize-coverage",  # pre-token chunks concatenate back to the input
+    "vocab-consistency",  # every ID round-trips, special IDs unique and disjoint
+)
+
+
+@dataclass(frozen=True)
+class Policy:
+    """tiktoken-style special-token policy: ``"all"`` or a frozenset of literals."""
+
+    allowed_special: Literal["all"] | frozenset[str] = frozenset()
+    disallowed_special: Literal["all"] | frozenset[str] = "all"
+
+    def describe(self) -> str:
+        def show(v: object) -> str:
+            return v if isinstance(v, str) else "{" + ", ".join(sorted(v)) + "}"  # type: ignore[arg-type]
+
+        return f"allowed={show(self.allowed_special)} disallowed={show(self.disallowed_special)}"
+
+
+@dataclass(frozen=True)
+class ExpectedError:
+    """An expected failure: a category, and optionally the exact native type."""
+
+    category: str
+    native_type: str | None = None
+
+
+@dataclass(frozen=True)
+class ExpectedRound:
+    """One expected merge round of ``Adapter.trace``; ``None`` fields are not compared.
+
+    ``pair`` is compared with ``TraceRound.to_json()["pair"]`` (bytes shown as text).
+    """
+
+    rank: int | None = None
+    merged: int | None = None
+    pair: tuple[int | str, int | str] | None = None
+
+
+@dataclass(frozen=True)
+class DecodeProbe:
+    """Decode these IDs; expect this text (with ``errors``), these bytes, or an error."""
+
+    ids: tuple[int, ...]
+    errors: str = "replace"
+    text: str | None = None
+    bytes_hex: str | None = None
+    error: ExpectedError | None = None
+
+
+@dataclass(frozen=True)
+class DocumentedDivergence:
+    """A known, explained difference. Reproducing it passes; not reproducing it is stale."""
+
+    adapters: tuple[str, ...]  # adapter names; "kind:*" matches every adapter of a kind
+    check: str  # one of CHECKS
+    reason: str
+    source: str  # seed file (e.g. "seeds/000 §decode") or upstream issue URL
+
+
+@dataclass(frozen=True)
+class Case:
+    """One fixed input and what is known about it."""
+
+    id: str
+    text: str
+    file: str
+    line: int
+    encodings: tuple[str, ...] | None = None  # None = every encoding
+    adapters: tuple[str, ...] | None = None  # None = every adapter (of those encodings)
+    policy: Policy = Policy()
+    expect_ids: Mapping[str, tuple[int, ...]] = field(default_factory=dict)  # encoding or adapter -> IDs
+    expect_errors: Mapping[str, ExpectedError] = field(default_factory=dict)  # encoding or adapter -> error
+    expect_roundtrip: bool | None = None
+    decode: tuple[DecodeProbe, ...] = ()
+    tags: tuple[str, ...] = ()
+    documented: tuple[DocumentedDivergence, ...] = ()
+    # Added by the case loader work; all optional:
+    #: Adapter whose IDs the others are compared with for this case (overrides the run's
+    #: reference for its encoding); needed where no tiktoken adapter holds the encoding
+    #: (``gpt2-encoder:DIR``, ``bytebpe:demo``).
+    reference: str | None = None
+    #: encoding or adapter (pattern) -> expected pre-token chunks (``Adapter.pretokenize``)
+    expect_pretokens: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: adapter (pattern) -> expected merge rounds of ``Adapter.trace``, in order
+    expect_trace: Mapping[str, tuple[ExpectedRound, ...]] = field(default_factory=dict)

@@ -1,0 +1,52 @@
+"""Shrinking a finding: the same check, the same kind, on the smallest text.
+
+:func:`harness.generate.shrink.shrink` is the algorithm; this module says what "still fails"
+means for a :class:`~harness.checks.base.Finding`: running its check again on the
+candidate text (with the same adapter, reference and policy) gives a finding of the same
+*kind*, and the candidate is inside both adapters' domains. Findings tied to a case's own
+expectations or decode probes are not shrunk: another text has no expectation.
+"""
+
+from __future__ import annotations
+
+from harness.calls import Calls
+from harness.cases.model import Policy
+from harness.checks.base import ORDINARY, SKIP, Finding, Result, Subject
+from harness.checks import run_text_check
+from harness.checks.ids import compare_ids
+from harness.generate.shrink import shrink
+
+__all__ = ["recheck", "shrink_finding", "shrinkable"]
+
+_SHRINKABLE_VOCAB_KINDS = frozenset({"segmentation", "content"})
+
+
+def recheck(finding: Finding, text: str, adapter: Calls, reference: Calls, policy: Policy) -> Result:
+    """Run the finding's check again on another text (what shrinking asks)."""
+    adapter.reset()
+    reference.reset()
+    if not (adapter.in_domain(text) and reference.in_domain(text)):
+        return SKIP
+    if finding.check == "vocab-consistency":
+        return compare_ids(Subject(text, ORDINARY, adapter, reference), finding.check)
+    return run_text_check(finding.check, Subject(text, policy, adapter, reference))
+
+
+def shrinkable(finding: Finding) -> bool:
+    if not finding.text or not finding.shrinkable:
+        return False
+    return finding.check != "vocab-consistency" or finding.kind in _SHRINKABLE_VOCAB_KINDS
+
+
+def shrink_finding(finding: Finding, adapter: Calls, reference: Calls, policy: Policy, *, max_calls: int = 1500) -> Finding:
+    """The finding on the smallest text that fails the same check with the same kind."""
+    if not shrinkable(finding):
+        return finding
+
+    def same_failure(text: str) -> bool:
+        result = recheck(finding, text, adapter, reference, policy)
+        return isinstance(result, Finding) and result.kind == finding.kind
+
+    smallest = shrink(finding.text, same_failure, max_calls=max_calls)
+    again = recheck(finding, smallest, adapter, reference, policy)
+    return again if isinstance(again, Finding) else finding

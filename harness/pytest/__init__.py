@@ -1,0 +1,1 @@
+"""The pytest side: the plugin (the ``pytest11`` entry point) and the suite it drives."""

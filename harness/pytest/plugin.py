@@ -1,0 +1,349 @@
+"""tokconf's pytest plugin (entry point ``pytest11: tokconf``): the conformance suite as tests.
+
+Installed with tokconf, so it is loaded by every pytest run on the machine; it therefore
+adds nothing unless asked. It is asked in one of two ways:
+
+1. **Any ``--tokconf-*`` option** on the command line. In another project::
+
+       pytest --tokconf-plugin mypkg.adapter:factory --tokconf-impl mine:cl100k_base
+
+   runs the shipped cases and the generated checks against that adapter (and the
+   reference of its encoding), next to the project's own tests.
+2. **A test module that requests it**, which is how this repository runs it in CI::
+
+       # tests/test_conformance.py
+       from harness.pytest.plugin import tokconf_suite
+       test_tokconf = tokconf_suite()
+
+   Its items are then collected with that module only, so ``pytest tests/test_x.py``
+   does not pay for them. Options given to ``tokconf_suite`` are defaults the command
+   line extends (plugins, references) or replaces (the rest).
+
+Items (ids are readable; select them with ``-k``):
+
+- ``cases/<file>.yaml::<case id>``: one per case, over every adapter it applies to.
+  Documented divergences pass when they reproduce and fail as *stale* when they do not
+  (strict xfail); any other divergence fails.
+- ``generated[<adapter> vs <reference>]``: a hypothesis test per adapter and its
+  reference (under the ``--tokconf-profile``, default ``$HYPOTHESIS_PROFILE`` or ``ci``);
+  hypothesis shrinks, then tokconf's shrinker makes the input minimal.
+- ``vocab[<adapter>]``: the vocabulary-consistency check.
+
+A failure shows the minimal input escaped, both outcomes, the token pieces and the
+command that reproduces it. Unavailable adapters are listed in the terminal summary.
+``--tokconf-report DIR`` also writes the parity report ``tokconf run`` would write.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+__all__ = ["SuiteRequest", "tokconf_suite"]
+
+_OPTIONS = ("tokconf_impl", "tokconf_encoding", "tokconf_cases", "tokconf_plugin", "tokconf_reference",
+            "tokconf_report", "tokconf_profile", "tokconf_no_generated")
+_SUITES = pytest.StashKey[dict]()
+_USED = pytest.StashKey[list]()
+
+
+@dataclass(frozen=True)
+class SuiteRequest:
+    """What a test module asks for (see :func:`tokconf_suite`).
+
+    It mirrors ``harness.pytest.suite.SuiteOptions`` on purpose: this module is imported by every
+    pytest run on the machine, so it must not import the runner (and hypothesis, the
+    adapters...) until a suite is actually requested.
+    """
+
+    impls: tuple[str, ...] = ()
+    encodings: tuple[str, ...] = ()
+    cases: tuple[str, ...] | None = None
+    plugins: tuple[str, ...] = ()
+    references: tuple[str, ...] = ()
+    profile: str | None = None
+    generated: bool = True
+
+
+def tokconf_suite(
+    *,
+    impls: tuple[str, ...] = (),
+    encodings: tuple[str, ...] = (),
+    cases: tuple[str, ...] | None = None,
+    plugins: tuple[str, ...] = (),
+    references: tuple[str, ...] = (),
+    profile: str | None = None,
+    generated: bool = True,
+) -> SuiteRequest:
+    """Put the conformance suite into a test module: ``test_tokconf = tokconf_suite()``."""
+    return SuiteRequest(tuple(impls), tuple(encodings), tuple(cases) if cases is not None else None,
+                        tuple(plugins), tuple(references), profile, generated)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("tokconf", "tokconf conformance suite (adds tests only when one of these is given)")
+    group.addoption("--tokconf-impl", action="append", default=[], metavar="NAME",
+                    help="run the suite on this adapter (repeatable; default: every available adapter)")
+    group.addoption("--tokconf-encoding", action="append", default=[], metavar="ENC",
+                    help="only adapters of this encoding (repeatable)")
+    group.addoption("--tokconf-cases", action="append", default=[], metavar="PATH",
+                    help="case file or folder (repeatable; default: the shipped cases)")
+    group.addoption("--tokconf-plugin", action="append", default=[], metavar="MODULE:ATTR",
+                    help="register adapters from MODULE:ATTR (repeatable)")
+    group.addoption("--tokconf-reference", action="append", default=[], metavar="ENC=NAME",
+                    help="the reference adapter of an encoding (repeatable)")
+    group.addoption("--tokconf-profile", choices=["dev", "ci", "nightly"], default=None,
+                    help="hypothesis profile of the generated checks (default: $HYPOTHESIS_PROFILE or ci)")
+    group.addoption("--tokconf-no-generated", action="store_true", default=False,
+                    help="only the YAML cases, no generated checks")
+    group.addoption("--tokconf-report", metavar="DIR", default=None,
+                    help="also write the parity report (parity.json, parity.html) into DIR")
+
+
+def _requested_by_options(config: pytest.Config) -> bool:
+    return any(config.getoption(name, default=None) for name in _OPTIONS)
+
+
+def _options(config: pytest.Config, request: SuiteRequest) -> Any:
+    from harness.pytest.suite import SuiteOptions
+
+    get = config.getoption
+    cases = tuple(get("tokconf_cases")) or request.cases
+    return SuiteOptions(
+        impls=tuple(get("tokconf_impl")) or request.impls,
+        encodings=tuple(get("tokconf_encoding")) or request.encodings,
+        cases=cases,
+        plugins=request.plugins + tuple(get("tokconf_plugin")),
+        references=request.references + tuple(get("tokconf_reference")),
+        profile=get("tokconf_profile") or request.profile,
+        generated=request.generated and not get("tokconf_no_generated"),
+    )
+
+
+def _suite(config: pytest.Config, request: SuiteRequest) -> Any:
+    from harness.pytest.suite import Suite, SuiteError
+
+    options = _options(config, request)
+    suites = config.stash.setdefault(_SUITES, {})
+    if options not in suites:
+        try:
+            suites[options] = Suite(options)
+            suites[options].selected  # noqa: B018 - load now, so bad input is a usage error
+        except SuiteError as exc:
+            raise pytest.UsageError(f"tokconf: {exc}") from exc
+    return suites[options]
+
+
+def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: object) -> Any:
+    if isinstance(obj, SuiteRequest):
+        return SuiteCollector.from_parent(collector, name=name, request=obj)
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not _requested_by_options(config):
+        return
+    if any(isinstance(i, _TokconfItem) for i in items):
+        return  # a test module already asked for the suite
+    suite = SuiteCollector.from_parent(session, name="tokconf", nodeid="tokconf", request=SuiteRequest())
+    items.extend(_flatten(suite))
+
+
+def _flatten(node: pytest.Collector) -> Iterator[pytest.Item]:
+    for child in node.collect():
+        if isinstance(child, pytest.Item):
+            yield child
+        else:
+            yield from _flatten(child)  # type: ignore[arg-type]
+
+
+class SuiteCollector(pytest.Collector):
+    """The suite: case files, then generated and vocabulary items per adapter."""
+
+    def __init__(self, *, request: SuiteRequest, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.request = request
+
+    def collect(self) -> Iterator[Any]:
+        suite = _suite(self.config, self.request)
+        self.config.stash.setdefault(_USED, [])
+        if suite not in self.config.stash[_USED]:
+            self.config.stash[_USED].append(suite)
+        by_file: dict[str, list[Any]] = {}
+        for case in suite.cases:
+            by_file.setdefault(case.file, []).append(case)
+        for file, cases in by_file.items():
+            yield CaseFileCollector.from_parent(self, name=_shown(file), suite=suite, cases=cases)
+        for name in suite.adapters():
+            reference = suite.reference_of(name)
+            if suite.options.generated:
+                label = name if reference == name else f"{name} vs {reference}"
+                yield GeneratedItem.from_parent(self, name=f"generated[{label}]", suite=suite, adapter=name)
+            yield VocabItem.from_parent(self, name=f"vocab[{name}]", suite=suite, adapter=name)
+
+
+def _shown(file: str) -> str:
+    """A case file as an id part: relative as given, else ``<folder>/<name>``.
+
+    >>> _shown("cases/corpus-digits.yaml"), _shown("/site-packages/harness/data/cases/x.yaml")
+    ('cases/corpus-digits.yaml', 'cases/x.yaml')
+    """
+    path = Path(file)
+    return file if not path.is_absolute() else f"{path.parent.name}/{path.name}"
+
+
+class CaseFileCollector(pytest.Collector):
+    def __init__(self, *, suite: Any, cases: list[Any], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.suite, self.cases = suite, cases
+
+    def collect(self) -> Iterator[Any]:
+        for case in self.cases:
+            yield CaseItem.from_parent(self, name=case.id, suite=self.suite, case=case)
+
+
+class TokconfFailure(Exception):
+    """A divergence that fails an item; its text is the whole report."""
+
+
+class _TokconfItem(pytest.Item):
+    def __init__(self, *, suite: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.suite = suite
+
+    def _fail_on(self, records: list[Any]) -> None:
+        from harness.pytest.suite import describe_record
+
+        documented = [r for r in records if r.status == "documented"]
+        if documented:
+            self.user_properties.append(("tokconf_documented", len(documented)))
+        failing = [r for r in records if r.status in ("unexpected", "stale")]
+        if failing:
+            raise TokconfFailure("\n\n".join(describe_record(r) for r in failing))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, TokconfFailure):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        return self.path, None, self.nodeid
+
+
+class CaseItem(_TokconfItem):
+    def __init__(self, *, case: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.case = case
+        for tag in case.tags:
+            self.keywords[tag] = True
+
+    def runtest(self) -> None:
+        self._fail_on(self.suite.judge_case(self.case))
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        return Path(self.case.file), self.case.line - 1, f"case {self.case.id}"
+
+
+class VocabItem(_TokconfItem):
+    def __init__(self, *, adapter: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.adapter = adapter
+
+    def runtest(self) -> None:
+        self._fail_on(self.suite.vocab_records(self.adapter))
+
+
+class GeneratedDivergence(Exception):
+    """Raised inside the hypothesis test; one subclass per (check, kind), so hypothesis
+    shrinks each kind of divergence on its own."""
+
+    def __init__(self, finding: Any) -> None:
+        super().__init__(f"{finding.adapter} {finding.check} [{finding.kind}]: {finding.detail}")
+        self.finding = finding
+
+
+_KINDS: dict[tuple[str, str], type[GeneratedDivergence]] = {}
+
+
+def _divergence_type(check: str, kind: str) -> type[GeneratedDivergence]:
+    if (check, kind) not in _KINDS:
+        _KINDS[(check, kind)] = type(f"GeneratedDivergence[{check}:{kind}]", (GeneratedDivergence,), {})
+    return _KINDS[(check, kind)]
+
+
+class GeneratedItem(_TokconfItem):
+    def __init__(self, *, adapter: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.adapter = adapter
+
+    def runtest(self) -> None:
+        from hypothesis import example, given
+
+        from harness.escapes import escape_text
+        from harness.pytest.suite import describe_record
+
+        suite, name = self.suite, self.adapter
+        suite.judge  # noqa: B018 - the documented kinds, before hypothesis starts timing
+
+        def generated_check(text: str) -> None:
+            finding = suite.first_unexplained(text, name)
+            if finding is not None:
+                raise _divergence_type(finding.check, finding.kind)(finding)
+
+        # the fixed atoms run first as explicit examples, as in `tokconf run`, so the
+        # smallest counterexamples do not depend on the hypothesis release
+        for atom in reversed(suite.atoms(name)):
+            generated_check = example(atom)(generated_check)
+        generated_check = suite.settings_for(name)(given(suite.strategy(name))(generated_check))
+        try:
+            generated_check()
+        except GeneratedDivergence as exc:
+            record = suite.minimal_record(exc.finding)
+            raise TokconfFailure(
+                describe_record(record)
+                + f"\n  (hypothesis's smallest example: '{escape_text(exc.finding.text)}')"
+            ) from None
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    for suite in config.stash.get(_USED, []):
+        missing = suite.unavailable()
+        if missing:
+            terminalreporter.write_line(f"tokconf: {len(missing)} adapter(s) unavailable, not tested:")
+            for name, reason in missing.items():
+                first_line = (reason or "").split("\n")[0][:160]
+                terminalreporter.write_line(f"  {name}: {first_line}")
+        target = config.getoption("tokconf_report", default=None)
+        if target:
+            terminalreporter.write_line(f"tokconf: parity report: {_write_report(suite, target)}")
+
+
+def _write_report(suite: Any, target: str) -> str:
+    """Run what ``tokconf run`` runs with the suite's options and write its report."""
+    options = suite.options
+    argv = ["run", "--quiet", "--out", target]
+    for flag, values in (("--impl", options.impls), ("--encoding", options.encodings),
+                         ("--plugin", options.plugins), ("--reference", options.references),
+                         ("--cases", options.cases or ())):
+        for value in values:
+            argv += [flag, str(value)]
+    if options.profile:
+        argv += ["--profile", options.profile]
+    if not options.generated:
+        argv.append("--no-generated")
+    from harness.cli import UsageError, build_parser
+
+    args = build_parser().parse_args(argv)
+    args.argv = argv
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            code = args.handler(args)
+    except UsageError as exc:
+        return f"not written: {exc}"
+    return f"{Path(target) / 'latest' / 'parity.json'} (tokconf run exit {code})"

