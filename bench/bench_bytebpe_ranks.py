@@ -36,7 +36,7 @@ def main() -> None:
     import tiktoken
 
     from harness.vocab import seed_tiktoken_cache
-    from implementations.bytebpe.ranks import build
+    from implementations.bytebpe.adapters import build_rank_mode as build
 
     ours = build(args.encoding)
     seed_tiktoken_cache(args.encoding)

@@ -10,7 +10,7 @@ import pytest
 from harness.cli import main
 from harness.outcomes import capture
 from harness.registry import Registry, RegistryError
-from implementations.bytebpe import model as bytebpe
+from implementations.bytebpe import adapters as bytebpe_adapters
 from implementations.bytebpe.model import ByteBPE, train
 from implementations.bytebpe.adapters import DEMO_MODEL, DATA_DIR, build
 
@@ -20,7 +20,7 @@ FIGURE_TEXT = "低山 low low lower low\n低山"
 @pytest.fixture(scope="module")
 def registry() -> Registry:
     reg = Registry()
-    reg.add(bytebpe.family(), provider="test")
+    reg.add(bytebpe_adapters.family(), provider="test")
     return reg
 
 

@@ -20,9 +20,11 @@ import tiktoken
 
 from harness.outcomes import capture
 from harness.vocab import load_tiktoken_ranks, seed_tiktoken_cache
+from implementations.bytebpe import adapters as bytebpe_adapters
 from implementations.bytebpe import ranks as bytebpe_ranks
 from implementations.bytebpe.patterns import CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN, R50K_PATTERN
-from implementations.bytebpe.ranks import ENCODINGS, build, merge_by_rank
+from implementations.bytebpe.adapters import build_rank_mode as build
+from implementations.bytebpe.ranks import ENCODINGS, merge_by_rank
 
 ARGUMENTS = ("gpt2", "cl100k_base", "o200k_base")
 _UNASSIGNED = regex.compile(r"\p{Cn}")
@@ -168,8 +170,8 @@ def test_listing_loads_no_vocabulary(monkeypatch) -> None:
     def refuse(name: str):
         raise AssertionError(f"listing loaded {name}")
 
-    monkeypatch.setattr(bytebpe_ranks, "load_tiktoken_ranks", refuse)
-    specs = bytebpe_ranks.specs()
+    monkeypatch.setattr(bytebpe_adapters, "load_tiktoken_ranks", refuse)
+    specs = bytebpe_adapters.rank_specs()
     assert [s.name for s in specs] == [f"bytebpe-ranks:{a}" for a in ARGUMENTS]
     assert all(s.unavailable_reason() is None for s in specs)
 

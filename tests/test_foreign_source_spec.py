@@ -11,13 +11,12 @@ import yaml
 
 from harness.registry import Registry, RegistryError
 from implementations.source import adapter as source
+from implementations.source.roots import locate_source, set_source_root
 from implementations.source.spec import (
     SHIPPED_DIR,
     SourceSpecError,
     SourceUnavailable,
     load_spec,
-    locate_source,
-    set_source_root,
     shipped_spec_names,
 )
 

@@ -67,7 +67,7 @@ def apply_common(args: argparse.Namespace):
     if getattr(args, "vocab_dir", None):
         set_vocab_dir(args.vocab_dir)
     for root in getattr(args, "source_root", None) or []:
-        from implementations.source.spec import set_source_root
+        from implementations.source.roots import set_source_root
 
         spec, sep, folder = root.rpartition("=")
         set_source_root(folder, spec=spec if sep else None)

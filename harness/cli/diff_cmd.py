@@ -31,7 +31,7 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from harness.report.diff import diff_runs, format_text
     from harness.report.diff_page import render_diff
-    from harness.report.files import write_text_atomic
+    from harness.atomic import write_atomic
     from harness.report.schema import ParityValidationError, load_parity
 
     try:
@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     diff = diff_runs(old, new)
     if args.output:
         try:
-            write_text_atomic(Path(args.output), render_diff(old, new, diff))
+            write_atomic(Path(args.output), render_diff(old, new, diff))
         except OSError as exc:
             raise UsageError(f"cannot write {args.output}: {exc}") from exc
     if args.json:

@@ -24,7 +24,7 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from harness.report.page import render_report
-    from harness.report.files import write_text_atomic
+    from harness.atomic import write_atomic
     from harness.report.schema import ParityValidationError, load_parity
 
     source = Path(args.run_json)
@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{target} is the input file; pass another path with -o")
     page = render_report(data, validate=False)
     try:
-        write_text_atomic(target, page)
+        write_atomic(target, page)
     except OSError as exc:
         raise UsageError(f"cannot write {target}: {exc}") from exc
     print(f"wrote {target} ({len(page.encode('utf-8'))} bytes)")

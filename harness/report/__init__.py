@@ -4,6 +4,5 @@
   ``parity.schema.json`` beside it, validated by :mod:`~harness.report.schema`);
 - :mod:`~harness.report.view`, :mod:`~harness.report.render`, :mod:`~harness.report.page`:
   the self-contained HTML page (templates in ``templates/``);
-- :mod:`~harness.report.diff`, :mod:`~harness.report.diff_page`: what changed between runs;
-- :mod:`~harness.report.files`: atomic writes of report files.
+- :mod:`~harness.report.diff`, :mod:`~harness.report.diff_page`: what changed between runs.
 """

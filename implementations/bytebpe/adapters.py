@@ -27,11 +27,14 @@ from harness.interface import (
     resolve_special_policy,
 )
 from harness.outcomes import Operation
-from harness.registry import AdapterSpec, RegistryError
+from harness.registry import AdapterSpec, Family, RegistryError
+from harness.vocab import load_tiktoken_ranks, vocab_unavailable_reason
 from implementations.bytebpe.model import ByteBPE
 from implementations.bytebpe.base import DisallowedSpecialError, UnknownTokenId
+from implementations.bytebpe.ltr import LeftToRightByteBPE
+from implementations.bytebpe.ranks import ENCODINGS, RankByteBPE
 
-__all__ = ["ByteBPEAdapter", "DEMO_MODEL", "model_encoding", "spec_for"]
+__all__ = ["ByteBPEAdapter", "DEMO_MODEL", "build_rank_mode", "family", "model_encoding", "rank_specs", "spec_for"]
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 #: Trained by tokconf's own trainer from ``bytebpe_demo.txt`` (see ``data/README.md``).
@@ -136,8 +139,6 @@ def build(argument: str, *, left_to_right: bool) -> ByteBPEAdapter:
     """Load the model file and wrap it (the spec's factory)."""
     path = _model_path(argument)
     if left_to_right:
-        from implementations.bytebpe.ltr import LeftToRightByteBPE
-
         model: ByteBPE = LeftToRightByteBPE.load(path)
     else:
         model = ByteBPE.load(path)
@@ -186,3 +187,65 @@ def spec_for(argument: str, *, left_to_right: bool) -> AdapterSpec:
         library="tokconf",
         description=f"{what} model {path.name}",
     )
+
+
+RANK_NOTES = (
+    "rank mode (seed 003): pieces as bytes, lowest-rank concatenation merged first via a "
+    "heap over a linked list (O(n log n) per piece)",
+    "a piece that is itself a token is taken whole, as tiktoken does",
+    "lone surrogates become U+FFFD before encoding, as tiktoken does",
+    "the pre-split runs on the `regex` module's Unicode tables, tiktoken's on its Rust "
+    "regex crate's: characters one has assigned and the other not (with regex 2026.x and "
+    "tiktoken 0.14, Unicode 17.0's additions such as CJK Extension J, U+323B0-U+3347F) "
+    "fall into different pattern classes and split differently",
+)
+
+
+def build_rank_mode(argument: str) -> ByteBPEAdapter:
+    """``bytebpe-ranks:ARGUMENT``: the pinned ranks file, merged by :class:`RankByteBPE`."""
+    stem, encoding, pattern, special_tokens = ENCODINGS[argument]
+    model = RankByteBPE(load_tiktoken_ranks(stem), pattern=pattern, special_tokens=special_tokens)
+    return ByteBPEAdapter(
+        model,
+        name=f"bytebpe-ranks:{argument}",
+        encoding=encoding,
+        capabilities=Capabilities(batch=True, trace=True, pretokenize=True, notes=RANK_NOTES),
+    )
+
+
+def _rank_spec(argument: str) -> AdapterSpec:
+    stem, encoding, _, _ = ENCODINGS[argument]
+    return AdapterSpec(
+        name=f"bytebpe-ranks:{argument}",
+        encoding=encoding,
+        factory=lambda: build_rank_mode(argument),
+        library="tokconf",
+        description=f"own byte BPE over {stem}.tiktoken ranks (heap merge)",
+        check=lambda: vocab_unavailable_reason(f"{stem}.tiktoken"),
+    )
+
+
+def rank_specs() -> list[AdapterSpec]:
+    """One spec per encoding the rank mode covers."""
+    return [_rank_spec(argument) for argument in ENCODINGS]
+
+
+# -- registration ----------------------------------------------------------------------
+
+
+def family() -> list[Family]:
+    """``bytebpe:PATH``, ``bytebpe-ltr:PATH``, ``bytebpe:demo`` and the rank mode."""
+
+    return [
+        Family(
+            kind="bytebpe",
+            specs=lambda: [spec_for("demo", left_to_right=False)],
+            resolve=lambda arg: spec_for(arg, left_to_right=False),
+        ),
+        Family(
+            kind="bytebpe-ltr",
+            specs=lambda: [spec_for("demo", left_to_right=True)],
+            resolve=lambda arg: spec_for(arg, left_to_right=True),
+        ),
+        Family(kind="bytebpe-ranks", specs=rank_specs),
+    ]

@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import AbstractSet, Iterable, Literal, Mapping, Sequence
 
 from harness.interface import TraceRound
-from harness.registry import Family
 from implementations.bytebpe.base import (
     BASE_VOCAB_SIZE,
     ByteBPEBase,
@@ -211,25 +210,3 @@ def train(
     if special_tokens:
         model.register_special(special_tokens)
     return model
-
-
-# -- registration ----------------------------------------------------------------------
-
-
-def family() -> list[Family]:
-    """``bytebpe:PATH``, ``bytebpe-ltr:PATH``, ``bytebpe:demo`` and the rank mode."""
-    from implementations.bytebpe import adapters as bytebpe_adapter
-    from implementations.bytebpe import ranks as bytebpe_ranks
-    return [
-        Family(
-            kind="bytebpe",
-            specs=lambda: [bytebpe_adapter.spec_for("demo", left_to_right=False)],
-            resolve=lambda arg: bytebpe_adapter.spec_for(arg, left_to_right=False),
-        ),
-        Family(
-            kind="bytebpe-ltr",
-            specs=lambda: [bytebpe_adapter.spec_for("demo", left_to_right=True)],
-            resolve=lambda arg: bytebpe_adapter.spec_for(arg, left_to_right=True),
-        ),
-        Family(kind="bytebpe-ranks", specs=bytebpe_ranks.specs),
-    ]

@@ -19,13 +19,11 @@ from __future__ import annotations
 import heapq
 from typing import Mapping
 
-from harness.interface import Capabilities, TraceRound
-from harness.registry import AdapterSpec
-from harness.vocab import load_tiktoken_ranks, vocab_unavailable_reason
+from harness.interface import TraceRound
 from implementations.bytebpe.model import ByteBPE
 from implementations.bytebpe.patterns import CL100K_PATTERN, O200K_PATTERN, R50K_PATTERN, split_chunks
 
-__all__ = ["ENCODINGS", "RankByteBPE", "merge_by_rank", "specs"]
+__all__ = ["ENCODINGS", "RankByteBPE", "merge_by_rank"]
 
 ENDOFTEXT = "<|endoftext|>"
 FIM = {"<|fim_prefix|>": 100258, "<|fim_middle|>": 100259, "<|fim_suffix|>": 100260}
@@ -154,44 +152,3 @@ class RankByteBPE(ByteBPE):
             "a rank-mode model comes from a pinned vocabulary file and is not saved as a "
             "trained model; save a ByteBPE from `train` instead"
         )
-
-
-RANK_NOTES = (
-    "rank mode (seed 003): pieces as bytes, lowest-rank concatenation merged first via a "
-    "heap over a linked list (O(n log n) per piece)",
-    "a piece that is itself a token is taken whole, as tiktoken does",
-    "lone surrogates become U+FFFD before encoding, as tiktoken does",
-    "the pre-split runs on the `regex` module's Unicode tables, tiktoken's on its Rust "
-    "regex crate's: characters one has assigned and the other not (with regex 2026.x and "
-    "tiktoken 0.14, Unicode 17.0's additions such as CJK Extension J, U+323B0-U+3347F) "
-    "fall into different pattern classes and split differently",
-)
-
-
-def build(argument: str):
-    from implementations.bytebpe.adapters import ByteBPEAdapter
-
-    stem, encoding, pattern, special_tokens = ENCODINGS[argument]
-    model = RankByteBPE(load_tiktoken_ranks(stem), pattern=pattern, special_tokens=special_tokens)
-    return ByteBPEAdapter(
-        model,
-        name=f"bytebpe-ranks:{argument}",
-        encoding=encoding,
-        capabilities=Capabilities(batch=True, trace=True, pretokenize=True, notes=RANK_NOTES),
-    )
-
-
-def _spec(argument: str) -> AdapterSpec:
-    stem, encoding, _, _ = ENCODINGS[argument]
-    return AdapterSpec(
-        name=f"bytebpe-ranks:{argument}",
-        encoding=encoding,
-        factory=lambda: build(argument),
-        library="tokconf",
-        description=f"own byte BPE over {stem}.tiktoken ranks (heap merge)",
-        check=lambda: vocab_unavailable_reason(f"{stem}.tiktoken"),
-    )
-
-
-def specs() -> list[AdapterSpec]:
-    return [_spec(argument) for argument in ENCODINGS]

@@ -41,6 +41,7 @@ from implementations.foreign import (
     reraise_if_user_exit,
 )
 from implementations.source.load import load_notebook_source, load_python_source, resolve_reference
+from implementations.source.roots import locate_source
 from implementations.source.spec import (
     SHIPPED_DIR,
     Call,
@@ -48,7 +49,6 @@ from implementations.source.spec import (
     SourceSpecError,
     SourceUnavailable,
     load_spec,
-    locate_source,
     shipped_spec_names,
 )
 

@@ -23,7 +23,8 @@ from typing import Any
 from harness.atomic import write_atomic
 from harness.vocab import VOCAB_FILES, cache_dir, load_tiktoken_ranks, vocab_bytes, vocab_path
 from implementations.source import notebook as source_notebook
-from implementations.source.spec import SourceSpec, locate_source
+from implementations.source.roots import locate_source
+from implementations.source.spec import SourceSpec
 
 __all__ = ["gpt2_models_dir", "gpt2_vocab_dir", "load_notebook_source", "load_python_source",
            "resolve_reference"]

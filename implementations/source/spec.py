@@ -1,4 +1,4 @@
-"""Adapter specs for upstream source files and notebooks: parse, validate, locate.
+"""Adapter specs for upstream source files and notebooks: parse and validate.
 
 A spec is a small YAML file (read with ``yaml.safe_load``) that says how to turn a class
 in someone else's ``.py`` file or notebook into a tokconf adapter: how to construct it,
@@ -7,7 +7,8 @@ special-policy argument it takes, the encoding it claims. The format is document
 ``implementations/source/specs/README.md``; every shipped spec is an example.
 
 Everything here is pure data: a :class:`SourceSpec` can be pickled into a worker
-process, which builds the adapter from it (see ``implementations.source.adapter``).
+process, which builds the adapter from it (see ``implementations.source.adapter``);
+:mod:`implementations.source.roots` finds the checkout it reads.
 """
 
 from __future__ import annotations
@@ -34,14 +35,11 @@ __all__ = [
     "SourceSpecError",
     "SourceUnavailable",
     "load_spec",
-    "locate_source",
-    "set_source_root",
     "shipped_spec_names",
 ]
 
 FORMAT_VERSION = 1
 SHIPPED_DIR = Path(__file__).with_name("specs")
-ROOT_ENV = "TOKCONF_SOURCE_ROOT"
 
 #: tiktoken policy situations a spec maps onto its native special argument.
 #:  all: every special allowed; some: some allowed, the rest disallowed (tiktoken's
@@ -121,78 +119,6 @@ class SourceSpec:
 def shipped_spec_names() -> list[str]:
     """Names of the specs shipped in ``implementations/specs`` (``minbpe-gpt4``, ...)."""
     return sorted(p.stem for p in SHIPPED_DIR.glob("*.yaml"))
-
-
-# -- where the upstream checkout is ----------------------------------------------------
-
-_root_override: dict[str | None, Path] = {}
-
-
-def set_source_root(path: str | os.PathLike[str] | None, *, spec: str | None = None) -> None:
-    """Point source specs at a checkout (the ``--source-root`` flag).
-
-    With ``spec=None`` the folder applies to every spec; with a spec name only to it.
-    ``None`` forgets the override.
-    """
-    if path is None:
-        _root_override.pop(spec, None)
-    else:
-        _root_override[spec] = Path(path)
-
-
-def _root_for(spec: SourceSpec) -> tuple[Path | None, str]:
-    """The checkout root that applies, and a description of where it came from."""
-    if spec.name in _root_override:
-        return _root_override[spec.name], f"--source-root for {spec.name}"
-    if None in _root_override:
-        return _root_override[None], "--source-root"
-    for env in (spec.root_env, ROOT_ENV):
-        if env and os.environ.get(env):
-            return Path(os.environ[env]), f"{env}={os.environ[env]}"
-    return None, ""
-
-
-def locate_source(spec: SourceSpec) -> Path:
-    """The absolute path of the spec's source file, or :class:`SourceUnavailable`.
-
-    A shipped spec needs a checkout root (its ``root_env`` variable, ``TOKCONF_SOURCE_ROOT``
-    or ``--source-root``); a spec of your own may name its source relative to itself.
-    """
-    relative = Path(spec.source)
-    root, origin = _root_for(spec)
-    if relative.is_absolute():
-        candidate = relative
-    elif root is not None:
-        candidate = root / relative
-    elif spec.root_env:
-        raise SourceUnavailable(_missing_root_message(spec))
-    else:
-        candidate = Path(spec.base_dir) / relative
-    if not candidate.is_file():
-        where = f" (root from {origin})" if origin else ""
-        raise SourceUnavailable(
-            f"source file {candidate} for source:{spec.name} does not exist{where}. "
-            + (f"Point {spec.root_env or ROOT_ENV} (or --source-root) at the top folder of a "
-               f"checkout of {_upstream_text(spec)} that contains {spec.source}"
-               if root is not None or spec.root_env else
-               f"Fix the spec's `source` field ({spec.source!r}, relative to {spec.base_dir})")
-        )
-    return candidate.resolve()
-
-
-def _upstream_text(spec: SourceSpec) -> str:
-    return spec.upstream.get("url") or spec.upstream.get("repo") or "the upstream project"
-
-
-def _missing_root_message(spec: SourceSpec) -> str:
-    clone = spec.upstream.get("url")
-    return (
-        f"source:{spec.name} needs a local checkout of {_upstream_text(spec)} (tokconf ships "
-        f"only the spec, never upstream code). Fix: "
-        + (f"`git clone {clone} /path/to/checkout`, then " if clone else "")
-        + f"set {spec.root_env}=/path/to/checkout (or {ROOT_ENV}=..., or pass "
-        f"--source-root /path/to/checkout); the spec reads {spec.source} inside it"
-    )
 
 
 # -- parsing and validation ------------------------------------------------------------
