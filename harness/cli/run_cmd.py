@@ -104,7 +104,8 @@ def run(args: argparse.Namespace) -> int:
             impls += [n for n in registry.plugin_names() if n not in impls]
         selected = select(registry, impls=impls, encodings=args.encoding, references=references,
                           case_adapters=case_adapter_names(cases),
-                          case_references=[c.reference for c in cases if c.reference])
+                          case_references=[c.reference for c in cases if c.reference],
+                          required=[*impls, *registry.plugin_names()])
     except (CaseFileError, FileNotFoundError, SelectionError, ValueError) as exc:
         raise UsageError(str(exc)) from exc
 
@@ -118,6 +119,10 @@ def run(args: argparse.Namespace) -> int:
         runner.profile = profile
     result = runner.finish()
     finished = _dt.datetime.now(_dt.timezone.utc)
+    if not any(cell.inputs for row in result.matrix.values() for cell in row.values()):
+        raise UsageError("no check ran on any input (every adapter unavailable, or no case applies and "
+                         "generation is off): nothing was tested. Run `tokconf list` to see why adapters "
+                         "are unavailable, or drop --no-generated")
 
     argv = ["tokconf", *(getattr(args, "argv", None) or sys.argv[1:])]
     data = build(result, started=started, finished=finished, argv=argv, case_files=files)

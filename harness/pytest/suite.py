@@ -88,6 +88,7 @@ class Suite:
                 references=parse_references(self.options.references),
                 case_adapters=case_adapter_names(cases),
                 case_references=[c.reference for c in cases if c.reference],
+                required=[*self.options.impls, *registry.plugin_names()],
             )
         except (RegistryError, CaseFileError, FileNotFoundError, SelectionError) as exc:
             raise SuiteError(str(exc)) from exc

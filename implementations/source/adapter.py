@@ -18,6 +18,8 @@ with the network refused. Every call into the foreign object returns plain data.
 
 from __future__ import annotations
 
+import ast
+
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -316,10 +318,18 @@ def spec_from_argument(argument: str) -> SourceSpec:
 
 
 def _check(spec: SourceSpec) -> str | None:
+    """Why the adapter would not build, from what is cheap to know: the file, its syntax,
+    the vocabularies it names. (A NameError while building still needs ``--build``.)"""
     try:
-        locate_source(spec)
+        path = locate_source(spec)
     except SourceUnavailable as exc:
         return str(exc)
+    if path.suffix == ".py":
+        try:
+            ast.parse(path.read_bytes(), filename=str(path))
+        except SyntaxError as exc:
+            return (f"{path}:{exc.lineno}: the source does not parse ({exc.msg}); fix the file or "
+                    "point --source-root at a checkout where it parses")
     for name in _vocab_files_needed(spec):
         reason = vocab_unavailable_reason(name)
         if reason is not None:
