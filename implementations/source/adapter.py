@@ -105,6 +105,19 @@ class SourceAdapter(Adapter):
             notes=tuple(notes),
         )
 
+    def reproduce_flags(self) -> list[str]:
+        # the checkout this adapter read, so a copied command reads the same one
+        relative = Path(self.spec.source)
+        if relative.is_absolute() or not self.spec.root_env and not self._root_from_flags():
+            return []
+        root = self.path.parents[len(relative.parts) - 1]
+        return ["--source-root", f"{self.spec.name}={root}"]
+
+    def _root_from_flags(self) -> bool:
+        from implementations.source.roots import _root_for
+
+        return _root_for(self.spec)[0] is not None
+
     def _require_methods(self) -> None:
         wanted = [("encode.method", self.spec.encode_method), ("decode.method", self.spec.decode_method),
                   ("encode_ordinary.method", self.spec.encode_ordinary_method)]
