@@ -76,7 +76,7 @@ def encode_one(adapter, text: str, allowed: Any, disallowed: Any, *, trace: bool
             dict(adapter.special_tokens), Policy(allowed_special=allowed, disallowed_special=disallowed),
             adapter.capabilities.special_policy)
         if traced.is_ok:
-            result["trace"] = traced.value
+            result["trace"] = list(traced.value)
         else:
             result["trace_error"] = _error(traced)
     return result
