@@ -48,6 +48,8 @@ class AdapterInfo:
     custom_domain: bool = False
     #: flags besides --impl/--plugin that select it again (``Adapter.reproduce_flags``)
     reproduce_flags: tuple[str, ...] = ()
+    #: ``Adapter.declares_like``: cases about these adapters' native behaviour apply too
+    declares_like: tuple[str, ...] = ()
 
     @property
     def specials(self) -> dict[str, int]:
@@ -82,6 +84,7 @@ class InProcess:
             provider=provider,
             custom_domain=type(adapter).in_domain is not Adapter.in_domain,
             reproduce_flags=_reproduce_flags(adapter),
+            declares_like=tuple(str(n) for n in getattr(adapter, "declares_like", ()) or ()),
         )
 
     def call(self, op: str, *args: Any) -> Outcome:

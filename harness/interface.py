@@ -181,6 +181,11 @@ class Adapter(ABC):
         """Hook: map a native exception to an outcome category; ``None`` = default."""
         return None
 
+    #: names of adapters over the same library whose declared native behaviour this one
+    #: shares, so cases documenting that behaviour apply to it too (a converted
+    #: ``hf-json:`` file declares like ``hf:<encoding>``)
+    declares_like: tuple[str, ...] = ()
+
     def reproduce_flags(self) -> list[str]:
         """Hook: the ``tokconf`` flags that select this very adapter again (besides
         ``--impl`` and ``--plugin``), e.g. ``["--source-root", "minbpe-gpt4=/src/minbpe"]``,

@@ -85,7 +85,8 @@ def print_summary(result: RunResult, out: TextIO) -> None:
     _absorbing([d for d in documented if d.absorbed], out)
     _unavailable(result, out)
     for note in result.notes:
-        out.write(_clip(f"note: {note}") + "\n")
+        out.write(textwrap.fill(f"note: {note}", width=WIDTH, subsequent_indent="      ",
+                                break_on_hyphens=False, break_long_words=False) + "\n")
 
 
 def _failing(record: DivergenceRecord, out: TextIO) -> None:

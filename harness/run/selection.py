@@ -61,6 +61,8 @@ class Selected:
         self.preferred: list[str] = []
         #: names as asked for (case spellings, resolved arguments) -> adapter names
         self.aliases: dict[str, str] = {}
+        #: what the run cannot check, said in the summary (an ID space with one adapter)
+        self.notes: list[str] = []
         self._chosen = False
 
     def add(self, name: str) -> Calls | None:
@@ -186,6 +188,13 @@ def select(
     _require(selected, required)
     selected.choose_references(dict(references or {}))
     _require_references(selected, dict(references or {}))
+    for encoding in selected.encodings():
+        group = selected.group(encoding)
+        if len(group) == 1 and encoding.startswith("hf-json:"):
+            selected.notes.append(
+                f"{group[0].name}: its vocabulary is none of the pinned ones, so its ID space {encoding} "
+                "has no reference: no ID parity (round trip, decoding and error checks still ran); "
+                "pass --encoding ENC if it claims one")
     return selected
 
 

@@ -8,9 +8,11 @@
     notes: ["known difference ..."]      # declared differences, shown in reports
 
 A spec may also sit next to the file as ``PATH.tokconf.yaml`` (its ``tokenizer`` key is
-then optional). Without a claimed encoding the adapter claims its own ID space,
-``hf-json:<first 12 hex digits of the file's SHA-256>``, so it is compared with nothing
-but itself. :func:`hf_json_spec` and :func:`load_hf_json` take ``encoding=`` to
+then optional). Without a claimed encoding, a file whose vocabulary *is* one of the
+pinned rank tables claims that encoding (:mod:`implementations.hf.recognize`) and is
+compared with its reference, sharing what cases declare about ``hf:<encoding>``; any
+other file claims its own ID space, ``hf-json:<first 12 hex digits of the file's
+SHA-256>``, and runs without ID parity. :func:`hf_json_spec` and :func:`load_hf_json` take ``encoding=`` to
 override the claim (for a ``--encoding`` flag).
 """
 
@@ -28,6 +30,7 @@ import yaml
 from harness.registry import AdapterSpec, Family, RegistryError
 from harness.vocab import bytes_to_unicode
 from implementations.hf.adapters import HFAdapter
+from implementations.hf.recognize import hf_name_for, recognize_file
 
 __all__ = ["HFJsonError", "HFJsonSpec", "family", "hf_json_spec", "load_hf_json", "read_spec"]
 
@@ -102,8 +105,8 @@ def read_spec(argument: str, *, encoding: str | None = None) -> HFJsonSpec:
         claimed = _encoding(encoding, None)
     elif "encoding" in data:
         claimed = _encoding(data["encoding"], spec_file)
-    else:
-        claimed = default_encoding(sha)
+    else:  # said nowhere: its vocabulary says it, if it is one of the pinned ones
+        claimed = recognize_file(raw) or default_encoding(sha)
     return HFJsonSpec(
         argument=argument,
         tokenizer=tokenizer,
@@ -221,13 +224,19 @@ def _build(spec: HFJsonSpec, *, name: str | None = None) -> HFAdapter:
             f"{KIND}:{spec.argument}: Hugging Face tokenizers cannot load {spec.tokenizer.resolve()}: "
             f"{exc}; the file must be a tokenizer.json this tokenizers version can read"
         ) from exc
-    return HFAdapter(
+    adapter = HFAdapter(
         tokenizer,
         name=name or f"{KIND}:{spec.argument}",
         encoding=spec.encoding,
         notes=(*_file_notes(tokenizer, spec), *spec.notes),
         add_special_tokens=spec.add_special_tokens,
     )
+    like = hf_name_for(spec.encoding)
+    if like is not None:
+        # the same library's native behaviour (added tokens always special, gap IDs
+        # decode to '', lone surrogates refused) is declared once, for hf:<encoding>
+        adapter.declares_like = (like,)
+    return adapter
 
 
 def _file_notes(tokenizer: Any, spec: HFJsonSpec) -> list[str]:
