@@ -29,6 +29,7 @@ import json
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
+from harness.cases.fixtures import portable_argument, resolve_argument
 from harness.interface import Adapter, AllowedSpecial, Capabilities, DisallowedSpecial, TraceRound
 from harness.outcomes import Operation
 from harness.registry import AdapterSpec, Family, RegistryError
@@ -347,10 +348,10 @@ def _resolver(kind: str) -> Callable[[str], AdapterSpec]:
     strict = kind == STRICT_KIND
 
     def resolve(argument: str) -> AdapterSpec:
-        folder = Path(argument)
+        folder = resolve_argument(argument)
         encoder_json, merges_text = _read_dir(folder)
         encoding = files_encoding(encoder_json, merges_text)
-        name = f"{kind}:{argument}"
+        name = f"{kind}:{portable_argument(argument)}"  # never an install's absolute path
 
         def factory() -> GPT2EncoderAdapter:
             now_json, now_merges = _read_dir(folder)

@@ -18,6 +18,7 @@ import hashlib
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from harness.cases.fixtures import portable_argument, resolve_argument
 from harness.interface import (
     Adapter,
     AllowedSpecial,
@@ -132,7 +133,7 @@ def model_encoding(path: Path) -> str:
 
 
 def _model_path(argument: str) -> Path:
-    return DEMO_MODEL if argument == "demo" else Path(argument)
+    return DEMO_MODEL if argument == "demo" else resolve_argument(argument)
 
 
 def build(argument: str, *, left_to_right: bool) -> ByteBPEAdapter:
@@ -162,9 +163,11 @@ def spec_for(argument: str, *, left_to_right: bool) -> AdapterSpec:
     parsing the model waits for the factory.
     """
     kind = "bytebpe-ltr" if left_to_right else "bytebpe"
-    path = _model_path(argument)
     if not argument:
         raise RegistryError(f"{kind}: needs a model file: {kind}:PATH/TO/MODEL.json")
+    if argument != "demo":
+        argument = portable_argument(argument)  # the name never holds an install's absolute path
+    path = _model_path(argument)
     try:
         encoding = model_encoding(path)
     except OSError as exc:

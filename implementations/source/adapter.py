@@ -21,6 +21,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from harness.cases.fixtures import portable_argument, resolve_argument
 from harness.interface import (
     Adapter,
     AllowedSpecial,
@@ -290,20 +291,23 @@ def spec_from_argument(argument: str) -> SourceSpec:
     """The spec a ``source:ARGUMENT`` name stands for (parsed and validated, not built)."""
     if argument in shipped_spec_names():
         return load_spec(SHIPPED_DIR / f"{argument}.yaml", name=argument)
+    # the spec's name becomes the adapter's: a path as given, or {cases}/... for a shipped
+    # fixture, never an install's absolute path (harness.cases.fixtures)
     if argument.endswith((".yaml", ".yml")):
-        if not Path(argument).is_file():
+        if not resolve_argument(argument).is_file():
             raise SourceSpecError(f"spec file {argument} does not exist")
-        return load_spec(argument, name=argument)
+        return load_spec(resolve_argument(argument), name=portable_argument(argument))
     path_text, sep, class_name = argument.rpartition(":")
     if sep and path_text.endswith((".py", ".ipynb")) and class_name.isidentifier():
-        source = Path(path_text)
+        source = resolve_argument(path_text)
         if not source.is_file():
             raise SourceSpecError(f"source file {source} does not exist (from source:{argument})")
         stem = source.with_suffix("")
         candidates = [Path(f"{stem}.{class_name}.tokconf.yaml"), Path(f"{stem}.tokconf.yaml")]
         for candidate in candidates:
             if candidate.is_file():
-                return load_spec(candidate, name=argument, source=str(source.resolve()), class_name=class_name)
+                return load_spec(candidate, name=f"{portable_argument(path_text)}:{class_name}",
+                                 source=str(source.resolve()), class_name=class_name)
         raise SourceSpecError(
             f"source:{argument} needs an adapter spec next to the source: write "
             f"{candidates[0]} (or {candidates[1]}), for example:\n"
@@ -367,7 +371,8 @@ def adapter_spec(argument: str, spec: SourceSpec) -> AdapterSpec:
 
 def _resolve(argument: str) -> AdapterSpec:
     try:
-        return adapter_spec(argument, spec_from_argument(argument))
+        spec = spec_from_argument(argument)
+        return adapter_spec(spec.name, spec)
     except SourceSpecError as exc:
         raise RegistryError(str(exc)) from exc
 
