@@ -164,3 +164,61 @@ def test_a_fixture_name_works_from_any_folder(tmp_path: Path) -> None:
     rows = json.loads(result.stdout)["results"]
     assert [(r["impl"], r["ids"]) for r in rows] == [
         (f"gpt2-encoder:{FIXTURE}", [257, 101, 114]), (f"gpt2-encoder-strict:{FIXTURE}", [257, 258])]
+
+
+# -- the acceptance: the same code from two install folders diffs clean ---------------------
+
+
+def _install(target: Path) -> Path:
+    """Copy the packages as a wheel lays them out: the cases as package data, no checkout."""
+    site = target / "site-packages"
+    skip = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for package in ("harness", "implementations"):
+        shutil.copytree(REPO / package, site / package, ignore=skip)  # follows harness/data/cases
+    assert (site / "harness" / "data" / "cases" / "README.md").is_file()
+    assert not (site / "harness" / "data" / "cases").is_symlink()
+    return site
+
+
+def _tokconf(site: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    program = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import harness; "
+        "assert harness.__file__.startswith(sys.argv[1]), harness.__file__; "
+        "from harness.cli import main; sys.exit(main(sys.argv[2:]))"
+    )
+    return subprocess.run([sys.executable, "-c", program, str(site), *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=600)
+
+
+def _fixture_encoding() -> str:
+    folder = REPO / "cases" / "data" / "gpt2-merges-no-trailing-newline"
+    return gpt2_encoder.files_encoding((folder / "encoder.json").read_bytes(), (folder / "vocab.bpe").read_bytes())
+
+
+def test_the_same_code_from_two_install_folders_diffs_clean(tmp_path: Path) -> None:
+    runs = []
+    for label in ("first", "second"):
+        site = _install(tmp_path / label)
+        out = tmp_path / f"out-{label}"
+        # no --impl: the fixture adapters join the run because the shipped cases name them,
+        # as in a default run; --encoding keeps the run to them
+        result = _tokconf(site, "run", "--quiet", "--no-generated", "--encoding", _fixture_encoding(),
+                          "--out", str(out), cwd=tmp_path / label)
+        assert result.returncode == 0, result.stdout + result.stderr
+        summary = result.stdout.split("\nreport: ")[0]
+        assert str(tmp_path) not in summary  # the summary names no install
+        assert max(len(line) for line in summary.split("\n")) <= 120
+        runs.append(out / "latest" / "parity.json")
+    result = _tokconf(_install(tmp_path / "third"), "diff", "--json", str(runs[0]), str(runs[1]), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    diff = json.loads(result.stdout)
+    assert {key: diff[key] for key in ("adapters", "libraries", "vocabularies", "environment", "cells",
+                                       "changed_outcomes", "checks", "divergences", "gating")} == {
+        "adapters": [], "libraries": [], "vocabularies": [], "environment": [], "cells": [],
+        "changed_outcomes": [], "checks": {"added": [], "removed": []},
+        "divergences": {"new": [], "changed": [], "fixed": [], "unchecked": []}, "gating": 0,
+    }
+    assert diff["unchanged_divergences"] == len(json.loads(runs[1].read_text())["divergences"])
+    names = [a["name"] for a in json.loads(runs[0].read_text())["adapters"]]
+    assert names == [f"gpt2-encoder-strict:{FIXTURE}", f"gpt2-encoder:{FIXTURE}"]
+    assert json.loads(runs[1].read_text())["summary"]["documented"] == 2  # the fixture's counterexample
