@@ -28,6 +28,7 @@ from harness.interface import (
     resolve_special_policy,
 )
 from harness.outcomes import Operation
+from harness.provenance import file_record
 from harness.registry import AdapterSpec, Family, RegistryError
 from harness.vocab import load_tiktoken_ranks, vocab_unavailable_reason
 from implementations.bytebpe.model import ByteBPE
@@ -144,7 +145,7 @@ def build(argument: str, *, left_to_right: bool) -> ByteBPEAdapter:
     else:
         model = ByteBPE.load(path)
     kind = "bytebpe-ltr" if left_to_right else "bytebpe"
-    return ByteBPEAdapter(
+    adapter = ByteBPEAdapter(
         model,
         name=f"{kind}:{argument}",
         encoding=model_encoding(path),
@@ -154,6 +155,9 @@ def build(argument: str, *, left_to_right: bool) -> ByteBPEAdapter:
             notes=(LTR_NOTES + TRAINED_NOTES) if left_to_right else TRAINED_NOTES,
         ),
     )
+    if argument != "demo":  # the demo model ships with tokconf: its version says which
+        adapter.files_read = (file_record(argument, path),)
+    return adapter
 
 
 def spec_for(argument: str, *, left_to_right: bool) -> AdapterSpec:

@@ -26,6 +26,7 @@ from typing import Any
 import yaml
 
 from harness.cases.fixtures import portable_argument, resolve_argument
+from harness.provenance import file_record
 from harness.registry import AdapterSpec, Family, RegistryError
 from harness.vocab import bytes_to_unicode
 from implementations.hf.adapters import HFAdapter
@@ -223,13 +224,16 @@ def _build(spec: HFJsonSpec, *, name: str | None = None) -> HFAdapter:
             f"{KIND}:{spec.argument}: Hugging Face tokenizers cannot load {spec.tokenizer.resolve()}: "
             f"{exc}; the file must be a tokenizer.json this tokenizers version can read"
         ) from exc
-    return HFAdapter(
+    adapter = HFAdapter(
         tokenizer,
         name=name or f"{KIND}:{spec.argument}",
         encoding=spec.encoding,
         notes=(*_file_notes(tokenizer, spec), *spec.notes),
         add_special_tokens=spec.add_special_tokens,
     )
+    files = [spec.tokenizer] + ([spec.spec_file] if spec.spec_file is not None else [])
+    adapter.files_read = tuple(file_record(portable_argument(f.as_posix()), f) for f in files)
+    return adapter
 
 
 def _file_notes(tokenizer: Any, spec: HFJsonSpec) -> list[str]:

@@ -30,6 +30,7 @@ from harness.interface import (
     resolve_special_policy,
 )
 from harness.outcomes import Operation, UnsupportedOperation
+from harness.provenance import FileRecord, file_record
 from harness.registry import AdapterSpec, Family, RegistryError
 from harness.vocab import TIKTOKEN_ENCODING_FILES, seed_tiktoken_cache, vocab_unavailable_reason
 from implementations.source import notebook as source_notebook
@@ -71,6 +72,7 @@ class SourceAdapter(Adapter):
         self.name = name or f"{KIND}:{spec.name}"
         self.encoding = spec.encoding
         self.path = locate_source(spec)
+        self.files_read = _files_read(spec, self.path)
         self.selection: source_notebook.Selection | None = None
         for encoding in spec.tiktoken_cache:
             seed_tiktoken_cache(encoding)  # the source calls tiktoken.get_encoding itself
@@ -258,6 +260,24 @@ class SourceAdapter(Adapter):
 
     def classify_error(self, op: Operation, exc: BaseException) -> str | None:
         return classify_by_rules(self.spec.errors, op, exc)
+
+
+def _files_read(spec: SourceSpec, path: Path) -> tuple[FileRecord, ...]:
+    """The source file, and a spec of the user's own, each shown as given."""
+    given, sep, _ = spec.name.rpartition(":")
+    from_name = sep and given.endswith((".py", ".ipynb"))
+    # source:PATH.py:CLASS shows PATH as typed; a spec's `source:` field is relative to its
+    # checkout root (whose commit says which checkout), or absolute as the spec wrote it
+    records = [file_record(given if from_name else spec.source, path)]
+    if spec.spec_file is not None and Path(spec.spec_file).parent != SHIPPED_DIR.resolve():
+        if spec.name.endswith((".yaml", ".yml")):
+            shown = spec.name
+        elif from_name:
+            shown = (Path(given).parent / Path(spec.spec_file).name).as_posix()
+        else:
+            shown = spec.spec_file
+        records.append(file_record(shown, spec.spec_file))
+    return tuple(records)
 
 
 def policy_case(allowed: frozenset[str], disallowed: frozenset[str], specials: frozenset[str]) -> str:
