@@ -208,6 +208,8 @@ def test_the_same_code_from_two_install_folders_diffs_clean(tmp_path: Path) -> N
         summary = result.stdout.split("\nreport: ")[0]
         assert str(tmp_path) not in summary  # the summary names no install
         assert max(len(line) for line in summary.split("\n")) <= 120
+        assert "[1] gpt2-encoder-strict:{cases}/data/gpt2-merges-no-trailing-newline\n" in summary  # the legend
+        assert "voc=vocab-consistency\n" in summary  # the column legend is wrapped, not cut
         runs.append(out / "latest" / "parity.json")
     result = _tokconf(_install(tmp_path / "third"), "diff", "--json", str(runs[0]), str(runs[1]), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
