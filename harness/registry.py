@@ -296,7 +296,9 @@ def _import_plugin(target: str) -> tuple[ModuleType, str, Provenance]:
 def _load_file(target: str, where: str) -> ModuleType:
     path = Path(where).expanduser()
     if not path.is_file():
-        looked = f"{path.resolve()} (relative to the current folder {os.getcwd()})" if not path.is_absolute() else str(path)
+        looked = str(path)
+        if not path.is_absolute():
+            looked = f"{path.resolve()} (relative to the current folder {os.getcwd()})"
         raise RegistryError(f"--plugin {target}: there is no file {looked}; give the path of a .py file")
     real = path.resolve()
     # a stable, private module name: loading the same file twice gives the same module

@@ -7,8 +7,9 @@ adds nothing unless asked. It is asked in one of two ways:
 
        pytest --tokconf-plugin mypkg.adapter:factory --tokconf-impl mine:cl100k_base
 
-   (``--tokconf-plugin path/to/adapter.py:factory`` loads a file instead) runs the shipped cases and the generated checks against that adapter (and the
-   reference of its encoding), next to the project's own tests.
+   runs the shipped cases and the generated checks against that adapter (and the
+   reference of its encoding), next to the project's own tests; ``--tokconf-plugin
+   path/to/adapter.py:factory`` loads a file instead of a module.
 2. **A test module that requests it**, which is how this repository runs it in CI::
 
        # tests/test_conformance.py

@@ -77,7 +77,8 @@ class Selected:
         except AdapterUnavailable as exc:
             self.rows[spec.name] = AdapterRow(spec.name, spec.encoding, spec.library,
                                               library_version(spec.library), False, str(exc) or "unavailable",
-                                              provider=spec.provider, provenance=self.registry.provenance(spec.name))
+                                              provider=spec.provider,
+                                              provenance=self.registry.provenance(spec.name))
             return None
         calls = Calls(InProcess(adapter, provider=spec.provider))
         self.aliases[name] = self.aliases[spec.name] = adapter.name
