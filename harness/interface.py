@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import AbstractSet, Any, Collection, Literal, Mapping, Sequence
 
 from harness.outcomes import Operation, UnsupportedOperation
+from harness.provenance import FileRecord, Provenance
 
 __all__ = [
     "Adapter",
@@ -126,6 +127,13 @@ class Adapter(ABC):
     encoding: str = ""
     library: str = ""
     capabilities: Capabilities = Capabilities()
+    #: The files this adapter was built from (see :mod:`harness.provenance`); families
+    #: that read a file the user names set it, built-in vocabularies are pinned already.
+    files_read: tuple[FileRecord, ...] = ()
+
+    def provenance(self) -> Provenance:
+        """What exactly is under test: ``library``'s distribution and version, the files read."""
+        return Provenance.of(self.library, self.files_read)
 
     @property
     def special_tokens(self) -> Mapping[str, int]:

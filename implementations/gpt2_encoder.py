@@ -29,8 +29,10 @@ import json
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
+from harness.cases.fixtures import portable_argument, resolve_argument
 from harness.interface import Adapter, AllowedSpecial, Capabilities, DisallowedSpecial, TraceRound
 from harness.outcomes import Operation
+from harness.provenance import file_record
 from harness.registry import AdapterSpec, Family, RegistryError
 from harness.vocab import bytes_to_unicode, vocab_bytes, vocab_unavailable_reason
 
@@ -347,10 +349,10 @@ def _resolver(kind: str) -> Callable[[str], AdapterSpec]:
     strict = kind == STRICT_KIND
 
     def resolve(argument: str) -> AdapterSpec:
-        folder = Path(argument)
+        folder = resolve_argument(argument)
         encoder_json, merges_text = _read_dir(folder)
         encoding = files_encoding(encoder_json, merges_text)
-        name = f"{kind}:{argument}"
+        name = f"{kind}:{portable_argument(argument)}"  # never an install's absolute path
 
         def factory() -> GPT2EncoderAdapter:
             now_json, now_merges = _read_dir(folder)
@@ -359,9 +361,13 @@ def _resolver(kind: str) -> Callable[[str], AdapterSpec]:
                     f"the files in {folder} changed after {name} was resolved as {encoding}; "
                     f"run again so that the encoding is computed from the current files"
                 )
-            return GPT2EncoderAdapter(
+            adapter = GPT2EncoderAdapter(
                 name=name, encoding=encoding, encoder_json=now_json, merges_text=now_merges, strict=strict
             )
+            shown = portable_argument(argument)
+            adapter.files_read = (file_record(f"{shown}/encoder.json", folder / "encoder.json", now_json),
+                                  file_record(f"{shown}/vocab.bpe", folder / "vocab.bpe", now_merges))
+            return adapter
 
         return AdapterSpec(
             name=name,

@@ -41,8 +41,8 @@ def common_options() -> argparse.ArgumentParser:
         "--plugin",
         action="append",
         default=[],
-        metavar="MODULE:ATTR",
-        help="register adapters from MODULE:ATTR (repeatable)",
+        metavar="MODULE:ATTR|FILE.py:ATTR",
+        help="register adapters from MODULE:ATTR, or from a file: path/to/file.py:ATTR (repeatable)",
     )
     group.add_argument(
         "--vocab-dir",

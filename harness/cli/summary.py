@@ -71,8 +71,9 @@ def print_summary(result: RunResult, out: TextIO) -> None:
         out.write(f"{shown[name]:<{room}}  {cells}  {sum(cell.inputs for cell in row.values())}\n")
     for line in legend:
         out.write(_clip(line) + "\n")
+    # the legend of the columns is wrapped, not clipped: a cut legend names no column
     out.write(textwrap.fill("columns: " + ", ".join(f"{SHORT.get(c, c)}={c}" for c in checks), width=WIDTH,
-                            subsequent_indent="  ", break_on_hyphens=False) + "\n")
+                            subsequent_indent="         ", break_on_hyphens=False) + "\n")
     summary = result.summary()
     out.write("cells: " + ", ".join(f"{status} {count}" for status, count in summary.items()) + "\n")
     documented = result.by_status("documented")

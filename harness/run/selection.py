@@ -84,7 +84,8 @@ class Selected:
         except AdapterUnavailable as exc:
             self.rows[spec.name] = AdapterRow(spec.name, spec.encoding, spec.library,
                                               library_version(spec.library), False, str(exc) or "unavailable",
-                                              provider=spec.provider)
+                                              provider=spec.provider,
+                                              provenance=self.registry.provenance(spec.name))
             return None
         calls = Calls(InProcess(adapter, provider=spec.provider))
         self.aliases[name] = self.aliases[spec.name] = adapter.name
@@ -95,7 +96,8 @@ class Selected:
             self.references[adapter.encoding] = adapter.name
         self.rows[adapter.name] = AdapterRow(adapter.name, adapter.encoding, adapter.library or spec.library,
                                              library_version(adapter.library or spec.library), True, None,
-                                             adapter.capabilities, spec.provider)
+                                             adapter.capabilities, spec.provider,
+                                             provenance=self.registry.provenance(spec.name))
         return calls
 
     def encodings(self) -> list[str]:

@@ -27,6 +27,8 @@ from typing import Any
 
 import yaml
 
+from harness.cases.fixtures import portable_argument, resolve_argument
+from harness.provenance import file_record
 from harness.registry import AdapterSpec, Family, RegistryError
 from harness.vocab import bytes_to_unicode
 from implementations.hf.adapters import HFAdapter
@@ -78,7 +80,8 @@ def read_spec(argument: str, *, encoding: str | None = None) -> HFJsonSpec:
         raise HFJsonError(
             f"{KIND}: no path given; write {KIND}:PATH/TO/tokenizer.json or {KIND}:SPEC.yaml"
         )
-    given = Path(argument).expanduser()
+    given = resolve_argument(argument)
+    argument = portable_argument(argument)  # the name never holds an install's absolute path
     sidecar = given.with_name(given.name + SIDECAR_SUFFIX)
     if given.suffix in (".yaml", ".yml"):
         spec_file: Path | None = given
@@ -236,6 +239,8 @@ def _build(spec: HFJsonSpec, *, name: str | None = None) -> HFAdapter:
         # the same library's native behaviour (added tokens always special, gap IDs
         # decode to '', lone surrogates refused) is declared once, for hf:<encoding>
         adapter.declares_like = (like,)
+    files = [spec.tokenizer] + ([spec.spec_file] if spec.spec_file is not None else [])
+    adapter.files_read = tuple(file_record(portable_argument(f.as_posix()), f) for f in files)
     return adapter
 
 
@@ -270,7 +275,7 @@ def hf_json_spec(argument: str, *, encoding: str | None = None) -> AdapterSpec:
     """The registry entry for ``hf-json:ARGUMENT``; reads the spec and hashes the file."""
     spec = read_spec(argument, encoding=encoding)
     return AdapterSpec(
-        name=f"{KIND}:{argument}",
+        name=f"{KIND}:{spec.argument}",
         encoding=spec.encoding,
         factory=lambda: _build(spec),
         library="tokenizers",
