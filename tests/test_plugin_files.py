@@ -171,8 +171,11 @@ def test_pytest_counts_the_suite_items_and_prints_unavailable_reasons_whole(pyte
         "--tokconf-impl", "toy:gone", "--tokconf-cases", "cases.yaml", "--tokconf-no-generated",
         "-p", "no:cacheprovider",
     )
-    result.assert_outcomes(passed=2)  # the case, and the vocabulary check of toy:latin1
-    assert "collected 2 items" in result.outlines
+    # the case and the vocabulary check of toy:latin1 pass; toy:gone was asked for and
+    # cannot run: a failing item, not a silent skip
+    result.assert_outcomes(passed=2, failed=1)
+    assert "collected 3 items" in result.outlines
+    assert "FAILED tokconf::unavailable[toy:gone]" in result.stdout.str()
     start = result.outlines.index("tokconf: 1 adapter(s) unavailable, not tested:")
     lines = result.outlines[start + 1:start + 5]
     assert all(len(line) <= 80 for line in lines)

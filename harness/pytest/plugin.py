@@ -29,6 +29,7 @@ Items (ids are readable; select them with ``-k``):
   reference (under the ``--tokconf-profile``, default ``$HYPOTHESIS_PROFILE`` or ``ci``);
   hypothesis shrinks, then tokconf's shrinker makes the input minimal.
 - ``vocab[<adapter>]``: the vocabulary-consistency check.
+- ``unavailable[<adapter>]``: an adapter asked for that cannot run; it fails with the reason.
 
 A failure shows the minimal input escaped, both outcomes, the token pieces and the
 command that reproduces it. Unavailable adapters are listed in the terminal summary, each
@@ -177,6 +178,8 @@ class SuiteCollector(pytest.Collector):
         by_file: dict[str, list[Any]] = {}
         for case in suite.cases:
             by_file.setdefault(case.file, []).append(case)
+        for name, reason in suite.missing().items():
+            yield UnavailableItem.from_parent(self, name=f"unavailable[{name}]", suite=suite, reason=reason)
         for file, cases in by_file.items():
             yield CaseFileCollector.from_parent(self, name=_shown(file), suite=suite, cases=cases)
         for name in suite.adapters():
@@ -247,6 +250,17 @@ class CaseItem(_TokconfItem):
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
         return Path(self.case.file), self.case.line - 1, f"case {self.case.id}"
+
+
+class UnavailableItem(_TokconfItem):
+    """An adapter that was asked for and cannot run: a failure, never a silent skip."""
+
+    def __init__(self, *, reason: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.reason = reason
+
+    def runtest(self) -> None:
+        raise TokconfFailure(f"asked for, but cannot run (nothing of it was tested): {self.reason}")
 
 
 class VocabItem(_TokconfItem):
