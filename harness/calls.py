@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 from harness.cases.model import Policy
 from harness.interface import Adapter, Capabilities
@@ -175,6 +175,10 @@ class Calls:
 
     def reset(self) -> None:
         self._memo.clear()
+
+    def wrap_executor(self, wrap: Callable[[Executor], Executor]) -> None:
+        """Put a wrapper (a stopwatch, a tracer) around the executor; memos are kept."""
+        self._executor = wrap(self._executor)
 
     def _call(self, op: str, *args: Any) -> Outcome:
         key = (op, *args)

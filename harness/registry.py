@@ -17,6 +17,7 @@ import importlib
 import importlib.metadata
 import os
 import sys
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
@@ -108,6 +109,8 @@ class Registry:
         self._families: dict[str, tuple[Family, str]] = {}
         self._built: dict[str, Adapter] = {}
         self._failed: dict[str, str] = {}
+        #: seconds each built adapter's factory took (``tokconf run --profile-harness``)
+        self.build_seconds: dict[str, float] = {}
 
     # -- registration ------------------------------------------------------------------
 
@@ -237,6 +240,7 @@ class Registry:
         if reason is not None:
             self._failed[name] = reason
             raise AdapterUnavailable(reason)
+        started = time.perf_counter()
         try:
             adapter = spec.factory()
         except (KeyboardInterrupt, SystemExit):
@@ -246,6 +250,7 @@ class Registry:
             self._failed[name] = reason
             raise AdapterUnavailable(reason) from exc
         self._built[name] = adapter
+        self.build_seconds[name] = time.perf_counter() - started
         return adapter
 
     def status(self, name: str, *, build: bool = False) -> str | None:

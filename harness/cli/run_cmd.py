@@ -51,6 +51,9 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
     parser.add_argument("--save-new-cases", metavar="DIR",
                         help="write unexpected minimal counterexamples as YAML cases into DIR")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--profile-harness", action="store_true",
+                        help="print where the time went (adapter calls, adapter builds, the harness "
+                             "itself) and peak memory; also written as harness-profile.json")
     parser.set_defaults(handler=run)
 
 
@@ -92,6 +95,9 @@ def run(args: argparse.Namespace) -> int:
     from harness.run.selection import SelectionError, parse_references, select
     from harness.generate.strategies import resolve_profile
 
+    from harness.run.profile import HarnessProfile
+
+    clock = HarnessProfile()
     started = _dt.datetime.now(_dt.timezone.utc)
     registry = apply_common(args)
     if args.max_examples is not None and args.max_examples < 1:
@@ -113,15 +119,24 @@ def run(args: argparse.Namespace) -> int:
     except (CaseFileError, FileNotFoundError, SelectionError, ValueError) as exc:
         raise UsageError(str(exc)) from exc
 
+    clock.mark("select")
     progress = Progress(sys.stderr, enabled=not args.quiet)
     runner = Runner(selected, progress=progress)
+    if args.profile_harness:
+        clock.instrument(selected.calls.values())
     runner.run_vocab()
+    clock.mark("vocab")
     runner.run_cases(cases)
+    clock.mark("cases")
+    if args.profile_harness:
+        clock.instrument(selected.calls.values())  # references a case added on the way
     if not args.no_generated:
         runner.run_generated(GenerationOptions(profile=profile, seed=args.seed, max_examples=args.max_examples))
     else:
         runner.profile = profile
+    clock.mark("generated")
     result = runner.finish()
+    clock.mark("finish")
     finished = _dt.datetime.now(_dt.timezone.utc)
 
     argv = ["tokconf", *(getattr(args, "argv", None) or sys.argv[1:])]
@@ -137,6 +152,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"new cases: {written}" if written else "new cases: none (no unexpected divergence)")
     print_summary(result, sys.stdout)
     print(f"\nreport: {folder / 'parity.json'}" + (f" (latest: {latest})" if latest else ""))
+    if args.profile_harness:
+        clock.mark("report")
+        clock.add_build(sum(registry.build_seconds.values()))
+        write_atomic(folder / "harness-profile.json", clock.summary())
+        clock.report(sys.stderr)
     return EXIT_DIVERGENCE if result.failed else EXIT_OK
 
 
