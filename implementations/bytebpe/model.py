@@ -36,6 +36,7 @@ from implementations.bytebpe.base import (
     split_on_literals,
 )
 from implementations.bytebpe.patterns import PATTERNS, pattern_by_name, split_chunks
+from implementations.piece_cache import PieceCache
 
 __all__ = ["ByteBPE", "NativeAllowed", "TrainingError", "family", "train"]
 
@@ -72,19 +73,30 @@ class ByteBPE(ByteBPEBase):
             pattern_name = "custom"  # a pattern of the caller's own, stored verbatim
         self.pattern_name = pattern_name
         self.pattern = pattern
+        self._pieces = PieceCache(self._encode_piece)
 
     # -- encoding ----------------------------------------------------------------------
 
     def pretokenize(self, text: str) -> list[str]:
         return split_chunks(text, self.pattern)
 
-    def encode_ordinary(self, text: str) -> list[int]:
-        """Every special literal is ordinary text."""
+    def encode_ordinary_plain(self, text: str) -> list[int]:
+        """Every special literal is ordinary text: the plain definition, chunk by chunk."""
         ids: list[int] = []
         for chunk in self.pretokenize(text):
             # a lone surrogate cannot become UTF-8: UnicodeEncodeError, natively
-            ids.extend(self.encode_chunk(chunk.encode("utf-8")))
+            ids.extend(self.encode_chunk_plain(chunk.encode("utf-8")))
         return ids
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        """What :meth:`encode_ordinary_plain` gives, with each chunk's IDs remembered.
+
+        The tests hold the two equal on the hostile corpus and on generated text.
+        """
+        return self._pieces.encode_pieces(self.pretokenize(text))
+
+    def _encode_piece(self, chunk: str) -> list[int]:
+        return self.encode_chunk(chunk.encode("utf-8"))
 
     def _allowed_literals(self, allowed_special: NativeAllowed) -> frozenset[str]:
         if allowed_special == "all":

@@ -17,13 +17,17 @@ span uniquely). Each merge costs O(log n): a piece costs O(n log n).
 from __future__ import annotations
 
 import heapq
-from typing import Mapping
+from typing import Callable, Mapping
 
 from harness.interface import TraceRound
 from implementations.bytebpe.model import ByteBPE
-from implementations.bytebpe.patterns import CL100K_PATTERN, O200K_PATTERN, R50K_PATTERN, split_chunks
+from implementations.bytebpe.patterns import CL100K_PATTERN, O200K_PATTERN, R50K_PATTERN, compile_pattern, split_chunks
 
-__all__ = ["ENCODINGS", "RankByteBPE", "merge_by_rank"]
+__all__ = ["ENCODINGS", "RankByteBPE", "TOTAL_PATTERNS", "merge_by_rank"]
+
+#: The published patterns: every character falls in one of their alternatives (letters,
+#: numbers, other non-space characters, whitespace), so no text is ever left out.
+TOTAL_PATTERNS = frozenset({R50K_PATTERN, CL100K_PATTERN, O200K_PATTERN})
 
 ENDOFTEXT = "<|endoftext|>"
 FIM = {"<|fim_prefix|>": 100258, "<|fim_middle|>": 100259, "<|fim_suffix|>": 100260}
@@ -105,6 +109,8 @@ def _replace_surrogates(text: str) -> str:
     # tiktoken's own repair when the text has no UTF-8 form: a UTF-16 round trip that
     # turns lone surrogates into U+FFFD and joins a split surrogate pair into one
     # character; done only when needed, exactly as tiktoken does
+    if text.isascii():
+        return text
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -122,14 +128,26 @@ class RankByteBPE(ByteBPE):
         pattern: str,
         special_tokens: Mapping[str, int],
         pattern_name: str = "custom",
+        decoder: Mapping[int, bytes] | None = None,
     ) -> None:
         super().__init__((), pattern_name=pattern_name, pattern=pattern)
-        self.ranks = dict(ranks)
-        self.vocab = {rank: token for token, rank in self.ranks.items()}
+        # kept as given, never changed: the adapters pass the process-wide shared tables
+        self.ranks = ranks
+        self.vocab = decoder if decoder is not None else {rank: token for token, rank in ranks.items()}
         self.register_special(special_tokens)
+        if pattern in TOTAL_PATTERNS:
+            self._split: Callable[[str], list[str]] = compile_pattern(pattern).findall
+        else:
+            self._split = lambda text: split_chunks(text, pattern)
 
     def pretokenize(self, text: str) -> list[str]:
         return split_chunks(_replace_surrogates(text), self.pattern)
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        # the plain definition is ByteBPE.encode_ordinary_plain; this is it with each
+        # piece's IDs remembered, and without the coverage check for the published
+        # patterns, which cover every character by construction (tests hold both equal)
+        return self._pieces.encode_pieces(self._split(_replace_surrogates(text)))
 
     def encode_chunk(self, data: bytes) -> list[int]:
         # tiktoken takes a piece that is itself a token as that token without merging;
@@ -137,6 +155,9 @@ class RankByteBPE(ByteBPE):
         whole = self.ranks.get(data)
         if whole is not None:
             return [whole]
+        return merge_by_rank(data, self.ranks)
+
+    def encode_chunk_plain(self, data: bytes) -> list[int]:
         return merge_by_rank(data, self.ranks)
 
     def trace_chunk(self, data: bytes) -> list[TraceRound]:
