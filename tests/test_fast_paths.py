@@ -21,7 +21,7 @@ from implementations.bpe_merge import merge_heap, merge_ids, merge_lowest_first
 from implementations.bytebpe.ltr import LeftToRightByteBPE
 from implementations.bytebpe.ranks import merge_by_rank
 from implementations.minbpe.adapters import tables_for
-from implementations.minbpe.tokenizer import merge_rounds
+from implementations.minbpe.tokenizer import ShuffledVocab, build_tables, merge_rounds
 from tests.hostile_mix import hostile_mix
 
 GENERATED = 10_000
@@ -100,3 +100,14 @@ def test_every_token_merges_back_to_itself(encoding: str) -> None:
     assert not by_rank, f"{len(by_rank)} tokens do not merge back by rank, first {by_rank[0]!r}"
     by_merges = [t for t in ranks if len(t) > 1 and merge_ids(list(t.translate(tables.shuffle)), tables.merges) != [ranks[t]]]
     assert not by_merges, f"{len(by_merges)} tokens do not merge back by minbpe's merges, first {by_merges[0]!r}"
+
+
+@pytest.mark.parametrize("encoding", ["r50k_base", "cl100k_base", "o200k_base"])
+def test_minbpe_vocabulary_view_equals_the_expanded_merges(encoding: str) -> None:
+    """minbpe reads its vocabulary from the shared rank table (no copy); expanding the
+    recovered merges in rank order, as minbpe does, gives the same bytes for every ID."""
+    shared = tables_for(encoding)
+    expanded = build_tables(shared.ranks, shared.merges)
+    assert isinstance(shared.vocab, ShuffledVocab) and not isinstance(expanded.vocab, ShuffledVocab)
+    assert len(shared.vocab) == len(expanded.vocab)
+    assert all(shared.vocab[i] == piece for i, piece in expanded.vocab.items())

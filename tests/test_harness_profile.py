@@ -40,7 +40,7 @@ def test_the_summary_adds_up() -> None:
     profile = HarnessProfile()
     profile.instrument([calls])
     calls.encode("low lower " * 50, Policy())
-    profile.add_build(0.0)
+    profile.add_builds({"bytebpe:demo": 0.0})
     profile.mark("work")
     s = profile.summary()
     parts = s["adapter_calls_s"] + s["adapter_build_s"] + s["harness_s"]

@@ -27,7 +27,7 @@ from harness.interface import (
 )
 from harness.outcomes import Operation, UnsupportedOperation
 from harness.registry import AdapterSpec, Family
-from harness.vocab import VOCAB_FILES, shared_tiktoken_ranks, vocab_unavailable_reason
+from harness.vocab import VOCAB_FILES, shared_tiktoken_decoder, shared_tiktoken_ranks, vocab_unavailable_reason
 
 # the names in __all__ below are re-exported: they lived here before the split and tests
 # import them from this module
@@ -148,7 +148,8 @@ def tables_for(encoding: str) -> Tables:
     """Recovered merges and expanded vocabulary for a pinned encoding (built once)."""
     ranks = shared_tiktoken_ranks(encoding)  # the one copy every adapter of it reads
     sha = VOCAB_FILES[f"{encoding}.tiktoken"].sha256  # the verified file's hash, by pinning
-    return build_tables(ranks, load_or_recover_merges(ranks, vocab_sha256=sha))
+    merges = load_or_recover_merges(ranks, vocab_sha256=sha)
+    return build_tables(ranks, merges, decoder=shared_tiktoken_decoder(encoding))
 
 
 class MinBPEAdapter(Adapter):
