@@ -111,6 +111,7 @@ class Registry:
         self._failed: dict[str, str] = {}
         #: seconds each built adapter's factory took (``tokconf run --profile-harness``)
         self.build_seconds: dict[str, float] = {}
+        self.build_cpu_seconds: dict[str, float] = {}
 
     # -- registration ------------------------------------------------------------------
 
@@ -240,7 +241,7 @@ class Registry:
         if reason is not None:
             self._failed[name] = reason
             raise AdapterUnavailable(reason)
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.process_time()
         try:
             adapter = spec.factory()
         except (KeyboardInterrupt, SystemExit):
@@ -251,6 +252,7 @@ class Registry:
             raise AdapterUnavailable(reason) from exc
         self._built[name] = adapter
         self.build_seconds[name] = time.perf_counter() - started
+        self.build_cpu_seconds[name] = time.process_time() - started_cpu
         return adapter
 
     def status(self, name: str, *, build: bool = False) -> str | None:

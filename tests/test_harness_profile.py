@@ -45,7 +45,8 @@ def test_the_summary_adds_up() -> None:
     s = profile.summary()
     parts = s["adapter_calls_s"] + s["adapter_build_s"] + s["harness_s"]
     assert abs(parts - s["wall_s"]) <= 0.002  # three rounded parts of one measured whole
-    assert 0.0 <= s["harness_share"] <= 1.0
+    assert 0.0 <= s["harness_share"] <= 1.0 and 0.0 <= s["harness_cpu_share"] <= 1.0
+    assert s["adapter_calls_cpu_s"] <= s["cpu_s"] + 0.002
     assert list(s["phases_s"]) == ["work"]
     assert list(s["adapters_s"]) == ["bytebpe:demo"]
     assert s["adapter_calls"] == 1 and s["peak_rss_mb"] > 0

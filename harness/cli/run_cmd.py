@@ -154,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"\nreport: {folder / 'parity.json'}" + (f" (latest: {latest})" if latest else ""))
     if args.profile_harness:
         clock.mark("report")
-        clock.add_build(sum(registry.build_seconds.values()))
+        clock.add_builds(registry.build_seconds, registry.build_cpu_seconds)
         write_atomic(folder / "harness-profile.json", clock.summary())
         clock.report(sys.stderr)
     return EXIT_DIVERGENCE if result.failed else EXIT_OK
