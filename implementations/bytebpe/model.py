@@ -35,10 +35,11 @@ from implementations.bytebpe.base import (
     pair_counts,
     split_on_literals,
 )
+from implementations.bytebpe.incremental import learn_merges
 from implementations.bytebpe.patterns import PATTERNS, pattern_by_name, split_chunks
 from implementations.piece_cache import PieceCache
 
-__all__ = ["ByteBPE", "NativeAllowed", "TrainingError", "family", "train"]
+__all__ = ["ByteBPE", "NativeAllowed", "TrainingError", "train", "train_reference"]
 
 NativeAllowed = None | Literal["all"] | AbstractSet[str]
 
@@ -181,10 +182,53 @@ def train(
 ) -> ByteBPE:
     """Learn merges from ``texts`` (each text split on its own: no pair spans two texts).
 
+    The merges are those of :func:`train_reference`, found with pair counts kept up to
+    date (:mod:`implementations.bytebpe.incremental`) instead of recounted per merge.
+
     >>> model = train("低山 low low lower low\\n低山", vocab_size=274)
     >>> len(model.merges), model.ordinary_size
     (9, 265)
     """
+    shell, chunks, weights = _chunks_to_learn(texts, vocab_size, pattern_name, pattern)
+    merges = learn_merges(chunks, weights, num_merges=vocab_size - BASE_VOCAB_SIZE, first_id=BASE_VOCAB_SIZE)
+    return _trained(shell, merges, special_tokens)
+
+
+def train_reference(
+    texts: str | Iterable[str],
+    *,
+    vocab_size: int,
+    pattern_name: str = "none",
+    pattern: str | None = None,
+    special_tokens: Mapping[str, int] | None = None,
+) -> ByteBPE:
+    """The training rule as written: recount every pair for every merge (seed 002, §3.4).
+
+    >>> train_reference("低山 low low lower low\\n低山", vocab_size=274).same_model(
+    ...     train("低山 low low lower low\\n低山", vocab_size=274))
+    True
+    """
+    shell, chunks, counts_of = _chunks_to_learn(texts, vocab_size, pattern_name, pattern)
+    words = [list(chunk) for chunk in chunks]
+    merges: list[tuple[int, int]] = []
+    for rank in range(vocab_size - BASE_VOCAB_SIZE):
+        counts: dict[tuple[int, int], int] = {}
+        for word, weight in zip(words, counts_of):
+            if len(word) > 1:
+                pair_counts(word, weight=weight, into=counts)
+        pair = most_frequent_pair(counts, min_count=2)
+        if pair is None:
+            break  # no pair seen twice: the budget is an upper bound, not a target
+        new_id = BASE_VOCAB_SIZE + rank
+        words = [merge_pair(w, pair, new_id) if len(w) > 1 else w for w in words]
+        merges.append(pair)
+    return _trained(shell, merges, special_tokens)
+
+
+def _chunks_to_learn(
+    texts: str | Iterable[str], vocab_size: int, pattern_name: str, pattern: str | None
+) -> tuple[ByteBPE, list[bytes], list[int]]:
+    """The validated arguments as (an empty model, distinct chunks, their weights)."""
     if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < BASE_VOCAB_SIZE:
         raise TrainingError(
             f"vocab_size {vocab_size!r} is below the {BASE_VOCAB_SIZE} single-byte tokens; "
@@ -204,20 +248,10 @@ def train(
                     f"training text holds a lone surrogate {chunk[exc.start]!r} that has no "
                     f"UTF-8 form; remove it or repair the text first"
                 ) from exc
-    words = [list(chunk) for chunk in weights]
-    counts_of = list(weights.values())
-    merges: list[tuple[int, int]] = []
-    for rank in range(vocab_size - BASE_VOCAB_SIZE):
-        counts: dict[tuple[int, int], int] = {}
-        for word, weight in zip(words, counts_of):
-            if len(word) > 1:
-                pair_counts(word, weight=weight, into=counts)
-        pair = most_frequent_pair(counts, min_count=2)
-        if pair is None:
-            break  # no pair seen twice: the budget is an upper bound, not a target
-        new_id = BASE_VOCAB_SIZE + rank
-        words = [merge_pair(w, pair, new_id) if len(w) > 1 else w for w in words]
-        merges.append(pair)
+    return shell, list(weights), list(weights.values())
+
+
+def _trained(shell: ByteBPE, merges: list[tuple[int, int]], special_tokens: Mapping[str, int] | None) -> ByteBPE:
     model = ByteBPE(merges, pattern_name=shell.pattern_name, pattern=shell.pattern)
     if special_tokens:
         model.register_special(special_tokens)
