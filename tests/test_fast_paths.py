@@ -1,7 +1,7 @@
 """Our encoders' fast paths give exactly the IDs of their plain definitions.
 
 Each of tokconf's own encoders keeps its clear definition beside the fast path that
-``encode`` uses (piece cache, whole-token shortcut, merge by list or heap, a stack for
+``encode`` uses (piece cache, whole-token shortcut, merge by list or buckets, a stack for
 the left-to-right variant). Here both run on the shipped hostile corpus (every case
 text) and on 10,000 generated strings, and must agree on every ID, or raise the same
 exception type. Speed itself is the benchmark's business (``bench/run.py``), never a test's.
@@ -17,9 +17,9 @@ import pytest
 from harness.cases.loader import load_cases
 from harness.registry import default_registry
 from harness.vocab import shared_tiktoken_ranks
-from implementations.bpe_merge import merge_heap, merge_ids, merge_lowest_first
+from implementations.bpe_merge import merge_buckets, merge_ids, merge_lowest_first
 from implementations.bytebpe.ltr import LeftToRightByteBPE
-from implementations.bytebpe.ranks import merge_by_rank
+from implementations.bytebpe.ranks import merge_by_rank, merge_by_rank_plain
 from implementations.minbpe.adapters import tables_for
 from implementations.minbpe.tokenizer import ShuffledVocab, build_tables, merge_rounds
 from tests.hostile_mix import hostile_mix
@@ -71,12 +71,12 @@ def _random_chunks(merges: dict[tuple[int, int], int], seed: int) -> list[list[i
 
 
 @pytest.mark.parametrize("encoding", ["r50k_base", "cl100k_base"])
-def test_list_merge_and_heap_merge_equal_the_round_rule(encoding: str) -> None:
+def test_list_merge_and_bucket_merge_equal_the_round_rule(encoding: str) -> None:
     merges = tables_for(encoding).merges
     for ids in _random_chunks(dict(merges), seed=3):
         expected = merge_rounds(list(ids), merges)
         assert merge_lowest_first(list(ids), merges) == expected, ids
-        assert merge_heap(list(ids), merges) == expected, ids
+        assert merge_buckets(list(ids), merges) == expected, ids
         assert merge_ids(list(ids), merges) == expected, ids
 
 
@@ -111,3 +111,27 @@ def test_minbpe_vocabulary_view_equals_the_expanded_merges(encoding: str) -> Non
     assert isinstance(shared.vocab, ShuffledVocab) and not isinstance(expanded.vocab, ShuffledVocab)
     assert len(shared.vocab) == len(expanded.vocab)
     assert all(shared.vocab[i] == piece for i, piece in expanded.vocab.items())
+
+
+def test_rank_merge_lets_a_lower_rank_made_by_a_merge_go_first() -> None:
+    # merging b+c (rank 10) makes a+bc (rank 5) and then abc+b (rank 6), both lower than
+    # the bc still waiting further right: those must merge before it, as the rule says
+    toy = {b"a": 0, b"b": 1, b"c": 2, b"abc": 5, b"abcb": 6, b"bc": 10}
+    assert merge_by_rank_plain(b"abcbc", toy) == [6, 2]
+    assert merge_by_rank(b"abcbc", toy) == [6, 2]
+
+
+def test_rank_merge_equals_the_rule_on_random_vocabularies() -> None:
+    """Random ranks are seldom monotone (a merge often makes a lower-ranked pair)."""
+    rng = random.Random(11)
+    for _ in range(300):
+        alphabet = b"abcd"[: rng.randint(2, 4)]
+        tokens = {bytes([b]) for b in alphabet}
+        while len(tokens) < rng.randint(4, 30):
+            tokens.add(rng.choice(sorted(tokens)) + rng.choice(sorted(tokens)))
+        order = sorted(tokens)
+        rng.shuffle(order)
+        toy = {token: rank for rank, token in enumerate(order)}
+        for _ in range(20):
+            piece = bytes(rng.choice(alphabet) for _ in range(rng.randint(1, 40)))
+            assert merge_by_rank(piece, toy) == merge_by_rank_plain(piece, toy), (toy, piece)

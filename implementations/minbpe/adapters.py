@@ -42,7 +42,7 @@ from implementations.minbpe.tokenizer import (
     NativeAllowed,
     Tables,
     build_tables,
-    merge_heap,
+    merge_buckets,
     merge_rounds,
 )
 
@@ -54,7 +54,7 @@ __all__ = [
     "earlier_parts",
     "family",
     "load_or_recover_merges",
-    "merge_heap",
+    "merge_buckets",
     "merge_rounds",
     "native_allowed_special",
     "recover_merges",

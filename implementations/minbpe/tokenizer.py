@@ -11,7 +11,7 @@ lowest-rank pair present. :func:`merge_rounds` is the literal rule (``trace`` an
 faster (tests hold the two equal): each chunk's IDs are remembered
 (:mod:`implementations.piece_cache`), a chunk that is itself a token is taken whole, and
 the rest merge by :func:`implementations.bpe_merge.merge_ids` (a list for short chunks,
-a heap for long ones, so a megabyte of letters is not quadratic).
+buckets for long ones, so a megabyte of letters is not quadratic).
 
 ``MinBPETokenizer(fixed=False)`` keeps upstream's special-token failures; ``fixed=True``
 repairs them (see :mod:`implementations.minbpe.adapters` for the two adapter modes).
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import AbstractSet, Callable, Iterator, Literal, Mapping, Sequence
 
 from harness.interface import TraceRound
-from implementations.bpe_merge import merge_heap, merge_ids
+from implementations.bpe_merge import merge_buckets, merge_ids
 from implementations.piece_cache import PieceCache
 
 __all__ = [
@@ -34,7 +34,7 @@ __all__ = [
     "ShuffledVocab",
     "Tables",
     "build_tables",
-    "merge_heap",
+    "merge_buckets",
     "merge_rounds",
 ]
 
