@@ -59,6 +59,11 @@ _NOTES_COMMON = (
     "with U+FFFD",
     "GPT-2's original pattern '\\s+(?!\\S)|\\s+', not tiktoken's r50k_base rewrite with "
     "possessive quantifiers and '\\s++$'",
+    "keeps encoder.py's merge loop on purpose (it is a reference for behaviour): every round "
+    "lists all pairs of the piece again, about O(n^2) in its length: 10^4 random letters (one "
+    "piece) take seconds, 10^6 would take hours; tokconf's own encoders are linear. Long "
+    "inputs are bounded by the run's per-call time limit (--timeout, for adapters in a "
+    "worker process), not by a faster algorithm",
 )
 _NOTE_SLICE = (
     "merges read as split('\\n')[1:-1]: a merges file without a trailing newline loses its "
