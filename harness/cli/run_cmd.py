@@ -13,10 +13,12 @@ import shutil
 import sys
 import time
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from harness.cli import EXIT_DIVERGENCE, EXIT_OK, UsageError, apply_common, claim_encoding
-from harness.run.result import RunResult
+
+if TYPE_CHECKING:  # the run machinery is imported when a run starts: `tokconf list` stays quick
+    from harness.run.result import RunResult
 
 _CODES = {"agree": "ok", "documented": "doc", "unexpected": "FAIL", "stale": "STALE",
           "unsupported": "-", "unavailable": "n/a"}

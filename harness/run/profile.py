@@ -80,6 +80,7 @@ class HarnessProfile:
     started: float = field(default_factory=time.perf_counter)
     started_cpu: float = field(default_factory=time.process_time)
     phases: dict[str, float] = field(default_factory=dict)
+    phase_peaks: dict[str, float] = field(default_factory=dict)
     adapters: dict[str, _Stopwatch] = field(default_factory=dict)
     builds: dict[str, float] = field(default_factory=dict)
     builds_cpu: dict[str, float] = field(default_factory=dict)
@@ -93,6 +94,7 @@ class HarnessProfile:
         """The time since the previous mark (or the start) belongs to ``phase``."""
         now = time.perf_counter()
         self.phases[phase] = self.phases.get(phase, 0.0) + now - self._last
+        self.phase_peaks[phase] = round(peak_rss_mb(), 1)  # the peak so far, at the end of it
         self._last, self._last_cpu = now, time.process_time()
 
     def add_builds(self, wall: dict[str, float], cpu: dict[str, float] | None = None) -> None:
@@ -134,6 +136,7 @@ class HarnessProfile:
             "harness_cpu_s": round(outside_cpu, 3),
             "harness_cpu_share": _share(outside_cpu, cpu),
             "phases_s": {k: round(v, 3) for k, v in self.phases.items()},
+            "peak_rss_mb_after_phase": dict(self.phase_peaks),
             "peak_rss_mb": round(peak_rss_mb(), 1),
             "peak_rss_children_mb": round(peak_rss_mb(resource.RUSAGE_CHILDREN), 1),
             "adapter_calls_by_op_s": {k: round(v, 3) for k, v in sorted(by_op.items(), key=lambda kv: -kv[1])},
