@@ -6,7 +6,8 @@ installed, and :class:`Corpus` says where each document came from.
 - **prose**: the standard library's pydoc topics (``pydoc_data.topics``), split into
   paragraphs on blank lines: English technical prose, 2,608 paragraphs, 461 KB on
   CPython 3.11.
-- **python**: the standard library's own top-level ``.py`` files, in name order.
+- **python**: the standard library's own top-level ``.py`` files of up to 60 KB, in name
+  order.
 - **multilingual**: (1) CPython's codec test texts, decoded with the codec each is
   written in (``test/cjkencodings``: Chinese, Japanese, Korean; ``test/encoded_modules``:
   Russian and Latin-1 text); (2) translated messages from the GNU gettext catalogs
@@ -73,13 +74,16 @@ def python_source(limit: int) -> Corpus:
     stdlib = Path(sysconfig.get_paths()["stdlib"])
     files: list[str] = []
     for path in sorted(stdlib.glob("*.py")):
+        if path.stat().st_size > 60_000:
+            continue  # a few giants (_pydecimal.py) would be most of a small corpus
         try:
             files.append(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError):
             continue
         if sum(len(f.encode("utf-8")) for f in files) >= limit:
             break
-    return Corpus("python", _take(files, limit), f"the standard library's top-level .py files ({stdlib}), by name")
+    return Corpus("python", _take(files, limit),
+                  f"the standard library's top-level .py files up to 60 KB each ({stdlib}), by name")
 
 
 # -- multilingual ---------------------------------------------------------------------

@@ -23,7 +23,8 @@ Sections (all by default):
 
 The tables go to standard output as they are measured; with ``--json`` the last line is
 one JSON object (``results``, ``worst_cases``, ``linearity``, ``recovery``, ``trainer``,
-``harness``, ``targets``, ``machine``). Nothing here is a test and no time is asserted.
+``harness``, ``targets``, ``machine``); ``--markdown FILE`` writes the tables the README
+shows. Nothing here is a test and no time is asserted.
 """
 
 from __future__ import annotations
@@ -251,6 +252,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller corpora, fewer repeats (about 2-3 minutes)")
     parser.add_argument("--json", action="store_true", help="end with one JSON object on the last line")
+    parser.add_argument("--markdown", metavar="FILE", help="also write the tables as Markdown to FILE")
     parser.add_argument("--impl", action="append", default=[], help="only these adapters (repeatable)")
     parser.add_argument("--section", action="append", choices=SECTIONS, help="only these sections (repeatable)")
     args = parser.parse_args(argv)
@@ -293,6 +295,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     report["machine"]["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
     report["bench_seconds"] = round(time.perf_counter() - started, 1)
     say(f"\nbench took {report['bench_seconds']} s")
+    if args.markdown:
+        from markdown import render
+
+        Path(args.markdown).write_text(render(report), encoding="utf-8")
     if args.json:
         print(json.dumps(report, ensure_ascii=True, separators=(",", ":")))
     return 0
