@@ -3,8 +3,9 @@
 Each trainer runs in its own fresh process, single-threaded (``RAYON_NUM_THREADS=1``,
 ``TOKENIZERS_PARALLELISM=false`` for HF, whose thread pool is fixed when it starts), on
 the same text with the same settings: the cl100k_base/GPT-4 pre-split pattern, 256
-single bytes, merges of pairs seen at least twice, ``merges`` merges. The time is the
-training call alone (reading the text and importing are left out).
+single bytes, merges of pairs seen at least twice, ``merges`` merges. The time is the CPU
+time of the training call alone (reading the text and importing are left out; with one
+thread, CPU time is the time the work takes, whatever else the machine is doing).
 
     python bench/trainer.py ours|hf MERGES MEGABYTES      # one child: prints one JSON line
 """
@@ -48,9 +49,9 @@ def _child(which: str, merges: int, limit: int) -> dict[str, object]:
     if which == "ours":
         from implementations.bytebpe.model import train
 
-        started = time.perf_counter()
+        started = time.process_time()
         model = train(texts, vocab_size=256 + merges, pattern_name="gpt4")
-        seconds = time.perf_counter() - started
+        seconds = time.process_time() - started
         made = len(model.merges)
     else:
         from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
@@ -65,9 +66,9 @@ def _child(which: str, merges: int, limit: int) -> dict[str, object]:
         ])
         trainer = trainers.BpeTrainer(vocab_size=256 + merges, min_frequency=2, show_progress=False,
                                       initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), special_tokens=[])
-        started = time.perf_counter()
+        started = time.process_time()
         tokenizer.train_from_iterator(texts, trainer=trainer)
-        seconds = time.perf_counter() - started
+        seconds = time.process_time() - started
         made = tokenizer.get_vocab_size() - 256
     return {"trainer": which, "seconds": seconds, "merges": made, "bytes": size}
 
