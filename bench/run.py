@@ -150,6 +150,10 @@ def worst(registry: Any, names: Sequence[str], *, quick: bool) -> tuple[list[dic
                         row["tiktoken_error"] = type(exc).__name__
                 if "seconds" in row and row.get("tiktoken_seconds"):
                     row["ratio_to_tiktoken"] = round(row["seconds"] / row["tiktoken_seconds"], 2)
+                    seen = {(r["impl"], r["case"], r["size"]) for r in rows}
+                    if (base_name, family, case.size) not in seen:  # tiktoken's own growth, for comparison
+                        rows.append({"impl": base_name, "case": family, "size": case.size,
+                                     "seconds": row["tiktoken_seconds"]})
                 rows.append(row)
                 shown = {k: (f"{row[k]:.4f}" if k in row else "-") for k in ("seconds", "pretokenize_seconds", "tiktoken_seconds")}
                 say(f"{name:<28} {family:<16} {case.size:>9} {shown['seconds']:>9} {shown['pretokenize_seconds']:>8} "
