@@ -21,6 +21,7 @@ import importlib.util
 import os
 import re
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -107,6 +108,9 @@ class Registry:
         self._failed: dict[str, str] = {}
         #: what each --plugin provider read: its file, hash, commit (see harness.provenance)
         self._plugin_provenance: dict[str, Provenance] = {}
+        #: seconds each built adapter's factory took (``tokconf run --profile-harness``)
+        self.build_seconds: dict[str, float] = {}
+        self.build_cpu_seconds: dict[str, float] = {}
 
     # -- registration ------------------------------------------------------------------
 
@@ -225,6 +229,7 @@ class Registry:
         if reason is not None:
             self._failed[name] = reason
             raise AdapterUnavailable(reason)
+        started, started_cpu = time.perf_counter(), time.process_time()
         try:
             adapter = spec.factory()
         except (KeyboardInterrupt, SystemExit):
@@ -234,6 +239,8 @@ class Registry:
             self._failed[name] = reason
             raise AdapterUnavailable(reason) from exc
         self._built[name] = adapter
+        self.build_seconds[name] = time.perf_counter() - started
+        self.build_cpu_seconds[name] = time.process_time() - started_cpu
         return adapter
 
     def provenance(self, name: str) -> Provenance:

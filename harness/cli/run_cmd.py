@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from harness.cli import EXIT_DIVERGENCE, EXIT_OK, UsageError, apply_common, claim_encoding
-from harness.cli.summary import print_summary
 
 
 
@@ -46,6 +45,9 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
     parser.add_argument("--save-new-cases", metavar="DIR",
                         help="write unexpected minimal counterexamples as YAML cases into DIR")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--profile-harness", action="store_true",
+                        help="print where the time went (adapter calls, adapter builds, the harness "
+                             "itself) and peak memory; also written as harness-profile.json")
     parser.set_defaults(handler=run)
 
 
@@ -87,6 +89,9 @@ def run(args: argparse.Namespace) -> int:
     from harness.run.selection import SelectionError, parse_references, select
     from harness.generate.strategies import resolve_profile
 
+    from harness.run.profile import HarnessProfile
+
+    clock = HarnessProfile()
     started = _dt.datetime.now(_dt.timezone.utc)
     registry = apply_common(args)
     if args.max_examples is not None and args.max_examples < 1:
@@ -109,15 +114,24 @@ def run(args: argparse.Namespace) -> int:
     except (CaseFileError, FileNotFoundError, SelectionError, ValueError) as exc:
         raise UsageError(str(exc)) from exc
 
+    clock.mark("select")
     progress = Progress(sys.stderr, enabled=not args.quiet)
     runner = Runner(selected, progress=progress)
+    if args.profile_harness:
+        clock.instrument(selected.calls.values())
     runner.run_vocab()
+    clock.mark("vocab")
     runner.run_cases(cases)
+    clock.mark("cases")
+    if args.profile_harness:
+        clock.instrument(selected.calls.values())  # references a case added on the way
     if not args.no_generated:
         runner.run_generated(GenerationOptions(profile=profile, seed=args.seed, max_examples=args.max_examples))
     else:
         runner.profile = profile
+    clock.mark("generated")
     result = runner.finish()
+    clock.mark("finish")
     finished = _dt.datetime.now(_dt.timezone.utc)
     if not any(cell.inputs for row in result.matrix.values() for cell in row.values()):
         raise UsageError("no check ran on any input (every adapter unavailable, or no case applies and "
@@ -135,8 +149,15 @@ def run(args: argparse.Namespace) -> int:
 
         written = write_new_cases(args.save_new_cases, result.by_status("unexpected"), run=run_id(started))
         print(f"new cases: {written}" if written else "new cases: none (no unexpected divergence)")
+    from harness.cli.summary import print_summary  # here, not at import: `tokconf list` stays quick
+
     print_summary(result, sys.stdout)
     print(f"\nreport: {folder / 'parity.json'}" + (f" (latest: {latest})" if latest else ""))
+    if args.profile_harness:
+        clock.mark("report")
+        clock.add_builds(registry.build_seconds, registry.build_cpu_seconds)
+        write_atomic(folder / "harness-profile.json", clock.summary())
+        clock.report(sys.stderr)
     return EXIT_DIVERGENCE if result.failed else EXIT_OK
 
 

@@ -51,9 +51,9 @@ from harness.run.judging import Documentation
 from harness.run.result import Cell, DivergenceRecord, RunResult
 from harness.run.selection import Selected, SelectionError
 from harness.run.settle import Candidate, Settler
+from harness.generate.pools import pooled
 from harness.generate.strategies import (
     alphabet_text,
-    generate,
     hostile_atoms,
     hostile_text,
     profile_settings,
@@ -274,13 +274,15 @@ class Runner:
                 literals = sorted({lit for a in group for lit, _ in a.info.special_tokens})
                 # the fixed atoms first: small counterexamples are found whatever the
                 # hypothesis version; the random mixtures fill the rest of the budget
-                pool = generate(hostile_text(literals), count=self.max_examples, seed_value=seed)
+                pool = pooled(hostile_text(literals), count=self.max_examples, seed_value=seed,
+                              key=["hostile_text", *literals] if profile.derandomize else None)
                 pool = list(dict.fromkeys([*hostile_atoms(literals), *pool]))
                 plans.append((pool, open_group, reference))
             for adapter in group:
                 if adapter.info.capabilities.alphabet is not None:
                     alphabet = adapter.info.capabilities.alphabet
-                    pool = generate(alphabet_text(alphabet), count=self.max_examples, seed_value=seed)
+                    pool = pooled(alphabet_text(alphabet), count=self.max_examples, seed_value=seed,
+                                  key=["alphabet_text", *sorted(set(alphabet))] if profile.derandomize else None)
                     pool = list(dict.fromkeys([*hostile_atoms(alphabet=alphabet), *pool]))
                     plans.append((pool, [adapter], reference))
         for pool, adapters, reference in plans:

@@ -30,7 +30,7 @@ from harness.interface import (
 from harness.outcomes import Operation
 from harness.provenance import file_record
 from harness.registry import AdapterSpec, Family, RegistryError
-from harness.vocab import load_tiktoken_ranks, vocab_unavailable_reason
+from harness.vocab import shared_tiktoken_decoder, shared_tiktoken_ranks, vocab_unavailable_reason
 from implementations.bytebpe.model import ByteBPE
 from implementations.bytebpe.base import DisallowedSpecialError, UnknownTokenId
 from implementations.bytebpe.ltr import LeftToRightByteBPE
@@ -211,7 +211,10 @@ RANK_NOTES = (
 def build_rank_mode(argument: str) -> ByteBPEAdapter:
     """``bytebpe-ranks:ARGUMENT``: the pinned ranks file, merged by :class:`RankByteBPE`."""
     stem, encoding, pattern, special_tokens = ENCODINGS[argument]
-    model = RankByteBPE(load_tiktoken_ranks(stem), pattern=pattern, special_tokens=special_tokens)
+    model = RankByteBPE(
+        shared_tiktoken_ranks(stem), decoder=shared_tiktoken_decoder(stem),
+        pattern=pattern, special_tokens=special_tokens,
+    )
     return ByteBPEAdapter(
         model,
         name=f"bytebpe-ranks:{argument}",
