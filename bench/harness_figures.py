@@ -3,8 +3,8 @@
 - ``tokconf run`` runs as a child with ``--profile-harness``: its wall time, its CPU time
   and peak RSS from the kernel (``wait4``), and its own account of where the time went
   (``harness-profile.json``: adapter calls, adapter builds, harness overhead).
-- ``tokconf list``: the median wall time of five runs of the console script, and the
-  import time of ``harness.cli`` from ``python -X importtime``.
+- ``tokconf list``: the median wall and CPU time of five runs of the console script, and
+  the import time of ``harness.cli`` from ``python -X importtime``.
 - minbpe's merge recovery for cl100k_base and o200k_base: cold (replaying every token;
   the rank file already parsed, its parse timed on its own) and from the disk cache, in
   CPU seconds.
@@ -76,11 +76,15 @@ def _pool_count() -> int:
 
 def list_time() -> dict[str, Any]:
     """``tokconf list``: median of five wall times; ``harness.cli``'s import time."""
-    times = []
+    times, cpu = [], []
     for _ in range(5):
         started = time.perf_counter()
-        subprocess.run([*_tokconf(), "list"], cwd=REPO, capture_output=True, check=False)
+        proc = subprocess.Popen([*_tokconf(), "list"], cwd=REPO, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        _, _, usage = os.wait4(proc.pid, 0)
+        proc.returncode = 0  # reaped by wait4
         times.append(time.perf_counter() - started)
+        cpu.append(usage.ru_utime + usage.ru_stime)
     proc = subprocess.run([sys.executable, "-X", "importtime", "-c", "import harness.cli"],
                           cwd=REPO, capture_output=True, text=True, check=False)
     imports: list[tuple[int, str]] = []
@@ -93,6 +97,7 @@ def list_time() -> dict[str, Any]:
     top = sorted((i for i in imports if not i[1].startswith(" ")), reverse=True)[:5]
     return {
         "list_s": round(statistics.median(times), 3),
+        "list_cpu_s": round(statistics.median(cpu), 3),
         "list_runs_s": [round(t, 3) for t in times],
         "import_harness_cli_s": round(cli / 1e6, 3) if cli is not None else None,
         "largest_imports_s": {name: round(us / 1e6, 3) for us, name in top},

@@ -236,6 +236,7 @@ def targets(report: dict[str, Any]) -> list[dict[str, Any]]:
     listing = report.get("harness", {}).get("list")
     if listing:
         add("tokconf list s", listing["list_s"], 0.5)
+        add("tokconf list CPU s", listing.get("list_cpu_s"), 0.5)
     return out
 
 

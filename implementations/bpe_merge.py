@@ -8,8 +8,8 @@ to right. Their modules keep that literal rule (``merge_rounds``, ``encode_chunk
 definition; the two functions here give the same IDs:
 
 - :func:`merge_lowest_first` merges one place at a time, always the lowest-rank pair,
-  leftmost on a tie, with a plain list of pair ranks (C-level ``min`` and ``index``): the
-  fastest for the short chunks that make up ordinary text;
+  leftmost on a tie, with a plain list of pair ranks (C-level ``min`` and ``index``):
+  O(n²), yet the fastest for the short chunks that make up ordinary text;
 - :func:`merge_buckets` does the same in linear time for long chunks (a megabyte of one
   letter is a single chunk).
 
@@ -31,8 +31,9 @@ __all__ = ["BUCKETS_FROM", "merge_buckets", "merge_ids", "merge_lowest_first"]
 
 _NO_RANK = sys.maxsize  # an int, not inf, so min() over rank lists stays on ints
 
-#: Chunks of at least this many IDs merge by buckets (below it the list is faster).
-BUCKETS_FROM = 24
+#: Chunks of at least this many IDs merge by buckets (below it the list is faster:
+#: measured on cl100k_base's merges, the two cross between 32 and 96 IDs).
+BUCKETS_FROM = 64
 
 
 def merge_lowest_first(ids: list[int], merges: Mapping[tuple[int, int], int]) -> list[int]:
