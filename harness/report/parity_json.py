@@ -96,6 +96,7 @@ def build(
             "status": "available" if row.available else "unavailable",
             "reason": row.reason if not row.available else None,
             "capabilities": row.capabilities.to_json() if row.capabilities is not None else None,
+            **({"isolated": row.isolated} if row.isolated else {}),
         }
         for row in result.adapters
     ]
@@ -144,6 +145,7 @@ def build(
             "cases": list(case_files),
             "generated": result.generated,
             "references": dict(result.references),
+            **({"incomplete": dict(result.incomplete)} if result.incomplete else {}),
         },
         "environment": {
             "python": platform.python_version(),

@@ -33,6 +33,8 @@ class AdapterRow:
     reason: str | None = None
     capabilities: Capabilities | None = None
     provider: str = ""
+    #: how it ran when isolated ("worker process; network: ..."); None = in process
+    isolated: str | None = None
 
 
 @dataclass
@@ -106,6 +108,8 @@ class RunResult:
     max_examples: int
     budgets: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: set when the run was interrupted: {"reason": ..., "phase": ...}
+    incomplete: dict[str, str] | None = None
 
     def summary(self) -> dict[str, int]:
         counts = dict.fromkeys(STATUSES, 0)

@@ -34,6 +34,9 @@ Flow (``tokconf run`` calls the phases in order; the pytest plugin uses the piec
 
 Adapter calls go through :class:`harness.calls.Calls` (pure data in and out), so one
 adapter's failure is an Outcome, never an exception that stops the run.
+
+Phases 2, 3 and 5 are cut into units that :class:`harness.run.parallel.Jobs` runs in
+order, in this process or over ``--jobs N`` forked processes, with the same result.
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ from harness.checks.base import AGREE, ORDINARY, SKIP, UNSUPPORTED, Finding, Res
 from harness.checks import TEXT_CHECKS, check_vocab, run_text_check
 from harness.run.evidence import gather
 from harness.run.judging import DocumentedKinds
+from harness.run.parallel import CASES_PER_TASK, TEXTS_PER_TASK, Jobs, chunked
 from harness.run.result import Cell, DivergenceRecord, RunResult
 from harness.run.selection import Selected, SelectionError
 from harness.generate.minimise import shrink_finding
@@ -71,6 +75,8 @@ ProgressFn = Callable[[str, int, int], None]
 #: Text checks that apply to generated inputs (``expected`` needs a case).
 GENERATED_CHECKS: tuple[str, ...] = tuple(c for c in TEXT_CHECKS if c != "expected")
 _MAX_KINDS_PER_CELL = 3
+#: seconds the shrinker may spend on one finding (``--shrink-seconds``)
+DEFAULT_SHRINK_SECONDS = 60.0
 
 
 @dataclass(frozen=True)
@@ -104,10 +110,15 @@ def case_adapter_names(cases: Iterable[Case]) -> list[str]:
 class Runner:
     """Fills the matrix; ``finish`` shrinks, gathers evidence and returns the result."""
 
-    def __init__(self, selected: Selected, *, progress: ProgressFn | None = None, max_shrink_calls: int = 1500) -> None:
+    def __init__(self, selected: Selected, *, progress: ProgressFn | None = None, max_shrink_calls: int = 1500,
+                 jobs: int = 1, shrink_seconds: float | None = DEFAULT_SHRINK_SECONDS, long: bool = False) -> None:
         self.selected = selected
         self.progress = progress or (lambda phase, done, total: None)
         self.max_shrink_calls = max_shrink_calls
+        self.shrink_seconds = shrink_seconds
+        #: the long input tier (--long, nightly): see harness.generate.long_inputs
+        self.long = long
+        self.jobs = Jobs(self, jobs)
         self.matrix: dict[str, dict[str, Cell]] = {}
         self.records: list[DivergenceRecord] = []
         self.documented_kinds = DocumentedKinds()
@@ -157,9 +168,12 @@ class Runner:
     # -- phase 2: cases ------------------------------------------------------------------
 
     def run_cases(self, cases: list[Case]) -> None:
-        for done, case in enumerate(cases):
-            self.run_case(case)
-            self.progress("cases", done + 1, len(cases))
+        for case in cases:
+            if case.reference:
+                self._case_reference(case)  # built here, before any --jobs process forks
+        total = len(cases)
+        self.jobs.run("cases", chunked(cases, CASES_PER_TASK),
+                      progress=lambda n: self.progress("cases", min(total, n * CASES_PER_TASK), total))
 
     def case_pairs(self, case: Case) -> list[tuple[Calls, Calls]]:
         """(adapter, reference) pairs a case runs on; empty if its reference is unavailable."""
@@ -290,19 +304,18 @@ class Runner:
         for pool, adapters, reference in plans:
             for adapter in adapters:
                 self.budgets[adapter.name] = self._budget(adapter, pool, options.time_budget_s)
-        total = sum(self.budgets.get(a.name, 0) for _, adapters, _ in plans for a in adapters)
-        done = 0
+        units: list[tuple[str, tuple[str, ...], str]] = []
         for pool, adapters, reference in plans:
             for i, text in enumerate(pool):
-                active = [a for a in adapters if self.budgets[a.name] > i]
+                active = tuple(a.name for a in adapters if self.budgets[a.name] > i)
                 if not active:
                     break
-                for calls in {reference, *active}:
-                    calls.reset()
-                for adapter in active:
-                    self.run_generated_input(text, adapter, reference)
-                done += len(active)
-                self.progress("generated", done, total)
+                units.append((text, active, reference.name))
+        tasks = chunked(units, TEXTS_PER_TASK)
+        counts = [sum(len(u[1]) for u in task) for task in tasks]
+        total = sum(counts)
+        self.jobs.run("generated", tasks,
+                      progress=lambda n: self.progress("generated", sum(counts[:n]), total))
 
     def run_generated_input(self, text: str, adapter: Calls, reference: Calls) -> None:
         if not (adapter.in_domain(text) and reference.in_domain(text)):
@@ -352,9 +365,8 @@ class Runner:
                 slot[candidate.origin] = candidate
         chosen = self._limit_kinds(best)
         before = len(self.records)
-        for done, (_, by_origin) in enumerate(chosen):
-            self._shrink_and_record(list(by_origin.values()))
-            self.progress("shrink", done + 1, len(chosen))
+        self.jobs.run("shrink", [list(by_origin.values()) for _, by_origin in chosen],
+                      progress=lambda n: self.progress("shrink", n, len(chosen)))
         return self.records[before:]
 
     def run_case_judged(self, case: Case, *, adapter: str | None = None) -> list[DivergenceRecord]:
@@ -378,6 +390,9 @@ class Runner:
 
     def finish(self) -> RunResult:
         self.settle()
+        self.jobs.close()
+        if self.jobs.note and self.jobs.note not in self.notes:
+            self.notes.append(self.jobs.note)
         for number, record in enumerate(sorted(self.records, key=DivergenceRecord.sort_key), start=1):
             record.id = f"d{number:04d}"
         self.records.sort(key=lambda r: r.id)
@@ -411,7 +426,7 @@ class Runner:
             adapter = self.selected.calls[candidate.finding.adapter]
             reference = self.selected.calls[candidate.reference]
             finding = shrink_finding(candidate.finding, adapter, reference, candidate.subject_policy,
-                                     max_calls=self.max_shrink_calls)
+                                     max_calls=self.max_shrink_calls, max_seconds=self.shrink_seconds)
             results.append((_size(finding.text), candidate.origin != "case", finding, candidate, adapter, reference))
         results.sort(key=lambda r: r[:2])
         _, _, finding, candidate, adapter, reference = results[0]

@@ -1,0 +1,233 @@
+"""``--jobs N``: the inputs of a run spread over N processes, with the result of one.
+
+The runner's per-input work (a case over its adapters, a generated text over the
+adapters whose budget reaches it, the shrinking of one finding) is cut into **units**.
+Each unit runs on a *fresh* copy of the runner's state (an empty matrix, no records, no
+pending findings: :func:`_fresh`) and hands back what it added, a :class:`Delta`. The
+parent applies the deltas **in unit order** (:func:`merge`), whichever process finished
+first, so the matrix, the divergences and their order, and the shrunk inputs are those
+of ``--jobs 1``, which runs the very same units in process.
+
+The processes are forked from the parent once its adapters are built (``fork`` start
+method: the vocabularies are shared, not loaded again), through
+:class:`concurrent.futures.ProcessPoolExecutor`, which notices a process that dies (an
+in-process adapter that segfaults) instead of waiting for it forever. An isolated
+adapter's executor sees it was forked and starts a worker of its own (see
+:mod:`harness.worker.client`). Where ``fork`` does not exist the run uses one job and says so.
+
+Isolated adapters are also asked ahead (:meth:`harness.calls.Calls.prefetch`): before a
+unit's checks run, every input's usual calls go to each worker in one frame.
+"""
+
+from __future__ import annotations
+
+import copy
+import multiprocessing
+import signal
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+from harness.calls import Calls
+from harness.cases.model import Case, Policy
+from harness.checks.structure import batch_texts
+from harness.run.judging import DocumentedKinds
+from harness.run.result import Cell, DivergenceRecord
+
+__all__ = ["Delta", "Jobs", "JobsBroken", "merge", "prefetch_requests"]
+
+#: Units per task sent to a process: small enough to balance, big enough to batch.
+CASES_PER_TASK = 8
+TEXTS_PER_TASK = 8
+
+_RUNNER: Any = None  # the runner a forked process works for (inherited, never pickled)
+
+
+class JobsBroken(Exception):
+    """A ``--jobs`` process died: an in-process adapter crashed it (isolate it)."""
+
+
+@dataclass
+class Delta:
+    """What one task added to a runner's state."""
+
+    matrix: dict[str, dict[str, Cell]] = field(default_factory=dict)
+    records: list[DivergenceRecord] = field(default_factory=list)
+    pending: list[Any] = field(default_factory=list)
+    documented: set[tuple[str, str, str]] = field(default_factory=set)
+    notes: list[str] = field(default_factory=list)
+
+
+def _fresh(runner: Any) -> Any:
+    """A shallow copy of ``runner`` with empty state of its own (adapters shared)."""
+    sub = copy.copy(runner)
+    sub.matrix = {}
+    sub.records = []
+    sub._pending = []
+    sub.documented_kinds = DocumentedKinds()
+    sub.notes = list(runner.notes)
+    return sub
+
+
+def _delta(sub: Any, notes_before: int) -> Delta:
+    return Delta(matrix=sub.matrix, records=sub.records, pending=sub._pending,
+                 documented=set(sub.documented_kinds._triples), notes=sub.notes[notes_before:])
+
+
+def merge(runner: Any, delta: Delta) -> None:
+    """Apply ``delta`` to ``runner`` (in unit order: that is what makes runs repeatable)."""
+    for adapter, row in delta.matrix.items():
+        for check, cell in row.items():
+            mine = runner.cell(adapter, check)
+            mine.inputs += cell.inputs
+            mine.unsupported += cell.unsupported
+            mine.explained += cell.explained
+            mine.divergences.extend(cell.divergences)
+    runner.records.extend(delta.records)
+    runner._pending.extend(delta.pending)
+    for triple in delta.documented:
+        runner.documented_kinds.add(*triple)
+    for note in delta.notes:
+        if note not in runner.notes:
+            runner.notes.append(note)
+
+
+# -- what the adapters are asked ahead -------------------------------------------------------
+
+
+def prefetch_requests(calls: Calls, text: str, policy: Policy) -> list[tuple[str, tuple[Any, ...], bool]]:
+    """The calls the checks make about ``text`` on ``calls`` in the usual case."""
+    caps = calls.info.capabilities
+    requests: list[tuple[str, tuple[Any, ...], bool]] = [("encode", (text, policy), True)]
+    if caps.alphabet is not None or calls.info.custom_domain:
+        requests.insert(0, ("in_domain", (text,), False))
+    if caps.encode_ordinary:
+        requests.append(("encode_ordinary", (text,), False))
+    if caps.pretokenize:
+        requests.append(("pretokenize", (text,), False))
+    if caps.batch:
+        texts = batch_texts(text)
+        requests.append(("encode_batch", (texts, policy), False))
+        requests += [("encode", (t, policy), False) for t in texts[1:]]
+    return requests
+
+
+def _prefetch(items: Iterable[tuple[Calls, str, Policy]]) -> None:
+    by_calls: dict[int, tuple[Calls, list[tuple[str, tuple[Any, ...], bool]]]] = {}
+    for calls, text, policy in items:
+        if calls.batches:
+            by_calls.setdefault(id(calls), (calls, []))[1].extend(prefetch_requests(calls, text, policy))
+    for calls, requests in by_calls.values():
+        calls.prefetch(requests)
+
+
+# -- units, as run in a job process (or in process with --jobs 1) ---------------------------
+
+
+def _case_task(cases: Sequence[Case]) -> Delta:
+    runner = _RUNNER
+    sub = _fresh(runner)
+    before = len(sub.notes)
+    pairs = {case.id: sub.case_pairs(case) for case in cases}
+    _prefetch((calls, case.text, case.policy) for case in cases for pair in pairs[case.id] for calls in set(pair))
+    for case in cases:
+        sub.run_case(case)
+    return _delta(sub, before)
+
+
+def _generated_task(units: Sequence[tuple[str, tuple[str, ...], str]]) -> Delta:
+    from harness.checks.base import ORDINARY
+
+    runner = _RUNNER
+    sub = _fresh(runner)
+    before = len(sub.notes)
+    calls = sub.selected.calls
+    _prefetch((calls[name], text, ORDINARY) for text, names, reference in units for name in {*names, reference})
+    for text, names, reference in units:
+        ref = calls[reference]
+        active = [calls[n] for n in names]
+        for c in {ref, *active}:
+            c.reset()
+        for adapter in active:
+            sub.run_generated_input(text, adapter, ref)
+    return _delta(sub, before)
+
+
+def _shrink_task(candidates: Sequence[Any]) -> Delta:
+    runner = _RUNNER
+    sub = _fresh(runner)
+    before = len(sub.notes)
+    sub._shrink_and_record(list(candidates))
+    return _delta(sub, before)
+
+
+TASKS: dict[str, Callable[[Sequence[Any]], Delta]] = {
+    "cases": _case_task, "generated": _generated_task, "shrink": _shrink_task,
+}
+
+
+def _run_task(kind: str, units: Sequence[Any]) -> Delta:
+    return TASKS[kind](units)
+
+
+def _child_init() -> None:
+    # Ctrl-C and SIGTERM are the parent's to handle; it ends the pool
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def chunked(items: Sequence[Any], size: int) -> list[Sequence[Any]]:
+    """``items`` in consecutive slices of ``size``.
+
+    >>> chunked([1, 2, 3, 4, 5], 2)
+    [[1, 2], [3, 4], [5]]
+    """
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
+class Jobs:
+    """The processes of a run (forked on first use) and the order results are merged in."""
+
+    def __init__(self, runner: Any, jobs: int = 1) -> None:
+        self.runner = runner
+        self.requested = max(1, int(jobs))
+        self.jobs = self.requested
+        self.note: str | None = None
+        if self.jobs > 1 and "fork" not in multiprocessing.get_all_start_methods():
+            self.jobs = 1
+            self.note = f"--jobs {self.requested} needs the fork start method, which this platform lacks; ran with 1"
+        self._pool: ProcessPoolExecutor | None = None
+
+    def run(self, kind: str, tasks: Sequence[Sequence[Any]], *, progress: Callable[[int], None] = lambda n: None) -> None:
+        """Run every task and merge its delta into the runner, in task order."""
+        for done, delta in enumerate(self._results(kind, tasks)):
+            merge(self.runner, delta)
+            progress(done + 1)
+
+    def _results(self, kind: str, tasks: Sequence[Sequence[Any]]) -> Iterator[Delta]:
+        global _RUNNER
+        _RUNNER = self.runner
+        if self.jobs == 1 or len(tasks) <= 1:
+            for task in tasks:
+                yield _run_task(kind, task)
+            return
+        if self._pool is None:
+            context = multiprocessing.get_context("fork")
+            self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context, initializer=_child_init)
+        try:
+            yield from self._pool.map(_run_task, [kind] * len(tasks), tasks)
+        except BrokenProcessPool as exc:
+            self.close()
+            raise JobsBroken(
+                "a --jobs process died while running adapters in process (a crash in an adapter "
+                "that is not isolated); rerun with --isolate to make the crash an outcome, or --jobs 1"
+            ) from exc
+
+    def close(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+            for process in list(getattr(pool, "_processes", {}).values()):
+                if process.is_alive():
+                    process.terminate()
