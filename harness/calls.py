@@ -47,6 +47,8 @@ class AdapterInfo:
     provider: str = ""
     #: the adapter defines its own ``in_domain`` (a word-level closed vocabulary)
     custom_domain: bool = False
+    #: flags besides --impl/--plugin that select it again (``Adapter.reproduce_flags``)
+    reproduce_flags: tuple[str, ...] = ()
 
     @property
     def specials(self) -> dict[str, int]:
@@ -82,6 +84,7 @@ class InProcess:
             special_tokens=items,
             provider=provider,
             custom_domain=type(adapter).in_domain is not Adapter.in_domain,
+            reproduce_flags=_reproduce_flags(adapter),
         )
 
     def call(self, op: str, *args: Any) -> Outcome:
@@ -262,3 +265,9 @@ class Calls:
             return []
         return self._literal_re.findall(text)
 
+
+def _reproduce_flags(adapter: Adapter) -> tuple[str, ...]:
+    flags = capture("other", adapter.reproduce_flags, classify=adapter.classify_error)
+    if flags.is_ok and isinstance(flags.value, (list, tuple)) and all(isinstance(f, str) for f in flags.value):
+        return tuple(flags.value)
+    return ()

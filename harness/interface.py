@@ -181,5 +181,11 @@ class Adapter(ABC):
         """Hook: map a native exception to an outcome category; ``None`` = default."""
         return None
 
+    def reproduce_flags(self) -> list[str]:
+        """Hook: the ``tokconf`` flags that select this very adapter again (besides
+        ``--impl`` and ``--plugin``), e.g. ``["--source-root", "minbpe-gpt4=/src/minbpe"]``,
+        so a reproduce command copied from a report tests the same thing."""
+        return []
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name} ({self.encoding})>"

@@ -38,6 +38,7 @@ __all__ = [
     "load_tiktoken_ranks",
     "seed_tiktoken_cache",
     "set_vocab_dir",
+    "vocab_dir_flag",
     "tiktoken_cache_dir",
     "vocab_bytes",
     "vocab_path",
@@ -147,6 +148,12 @@ def set_vocab_dir(path: str | os.PathLike[str] | None) -> None:
     global _vocab_dir_override
     _vocab_dir_override = Path(path) if path is not None else None
     vocab_bytes.cache_clear()
+
+
+def vocab_dir_flag() -> str | None:
+    """The ``--vocab-dir`` value that reproduces this process's vocabulary folder, if any."""
+    folder = _vocab_dir()
+    return str(folder.resolve()) if folder is not None else None
 
 
 def _vocab_dir() -> Path | None:

@@ -8,11 +8,12 @@ for is never requested from tiktoken, because tiktoken would go to the network.
 from __future__ import annotations
 
 import importlib.util
+from functools import lru_cache
 from typing import Mapping, Sequence
 
 from harness.interface import Adapter, AllowedSpecial, Capabilities, DisallowedSpecial
 from harness.outcomes import Operation
-from harness.registry import AdapterSpec, Family
+from harness.registry import AdapterSpec, Family, library_version
 from harness.vocab import TIKTOKEN_ENCODING_FILES, seed_tiktoken_cache, vocab_unavailable_reason
 
 __all__ = ["TiktokenAdapter", "family"]
@@ -94,9 +95,22 @@ class TiktokenAdapter(Adapter):
         return None
 
 
+@lru_cache(maxsize=1)
+def _known_encodings() -> frozenset[str]:
+    """The encodings the installed tiktoken registers (cheap: no vocabulary is read)."""
+    from tiktoken.registry import list_encoding_names
+
+    return frozenset(list_encoding_names())
+
+
 def _check(encoding: str) -> str | None:
     if importlib.util.find_spec("tiktoken") is None:
         return "the tiktoken package is not installed: `pip install tiktoken`"
+    known = _known_encodings()
+    if encoding not in known:
+        # an older release: the vocabulary file alone would say "available" wrongly
+        return (f"tiktoken {library_version('tiktoken')} has no encoding {encoding!r} (it has "
+                f"{', '.join(sorted(known))}): `pip install -U tiktoken`")
     for name in TIKTOKEN_ENCODING_FILES[encoding]:
         reason = vocab_unavailable_reason(name)
         if reason is not None:

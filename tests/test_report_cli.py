@@ -115,7 +115,7 @@ def test_diff_exit_0_when_nothing_new_fails(tmp_path: Path) -> None:
 
 def test_diff_usage_errors_exit_2(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
-    bad.write_text('{"schema_version": 1}', encoding="utf-8")
+    bad.write_text('{"schema_version": 2}', encoding="utf-8")
     result = tokconf("diff", FIXTURES / "basic.json", bad)
     assert result.returncode == 2
     assert result.stderr.startswith(f"tokconf diff: error: {bad}: invalid parity.json at $: missing required key(s) "

@@ -1,4 +1,4 @@
-"""parity.json schema_version 1: the shipped JSON Schema, cross-references, clear errors."""
+"""parity.json schema_version 2: the shipped JSON Schema, cross-references, clear errors."""
 
 from __future__ import annotations
 
@@ -30,8 +30,7 @@ def test_schema_is_a_valid_2020_12_schema() -> None:
     schema = parity_schema()
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     jsonschema.Draft202012Validator.check_schema(schema)
-    assert schema["properties"]["schema_version"] == {
-        "const": 1, "description": "the schema version: exactly the integer 1"}
+    assert schema["properties"]["schema_version"]["const"] == 2
 
 
 def test_schema_enums_match_the_code() -> None:
@@ -93,8 +92,8 @@ SHAPE_ERRORS: list[tuple[str, Mutation, str, str]] = [
      "$.environment.hypothesis.seed", "found string 'abc', expected type ['integer', 'null']"),
     ("negative first difference", lambda d: d["divergences"][0].__setitem__("first_difference", -1),
      "$.divergences[0].first_difference", "-1 is less than the minimum of 0"),
-    ("newer schema", lambda d: d.__setitem__("schema_version", 2),
-     "$.schema_version", "found 2, expected 1; this tokconf reads schema_version 1 only"),
+    ("older schema", lambda d: d.__setitem__("schema_version", 1),
+     "$.schema_version", "found 1, expected 2; this tokconf reads schema_version 2 only"),
 ]
 
 
@@ -132,9 +131,10 @@ REFERENCE_ERRORS: list[tuple[str, Mutation, str, str]] = [
      "$.matrix['ghost:x']", "matrix row for an adapter missing from $.adapters"),
     ("matrix column for unknown check", lambda d: d["checks"].remove("vocab-consistency"),
      "$.matrix['tiktoken:r50k_base']['vocab-consistency']", "matrix column for a check missing from $.checks"),
-    ("divergence in the wrong cell", lambda d: d["divergences"][0].__setitem__("check", "batch"),
+    ("divergence in the wrong cell", lambda d: (d["divergences"][0].__setitem__("check", "batch"),
+                                                d["divergences"][0]["symptoms"][0].__setitem__("check", "batch")),
      "$.matrix['gpt2-encoder:gpt2']['special-policy'].divergences[0]",
-     "divergence 'd0001' belongs to adapter 'gpt2-encoder:gpt2' and check 'batch', not to this cell"),
+     "divergence 'd0001' belongs to adapter 'gpt2-encoder:gpt2' and check(s) 'batch', not to this cell"),
 ]
 
 
@@ -163,7 +163,7 @@ def test_load_errors_name_the_file(tmp_path: Path) -> None:
         load_parity(missing)
     assert str(caught.value) == f"{missing}: file not found; pass the parity.json that `tokconf run` wrote"
     broken = tmp_path / "broken.json"
-    broken.write_text('{"schema_version": 1,\n  oops}', encoding="utf-8")
+    broken.write_text('{"schema_version": 2,\n  oops}', encoding="utf-8")
     with pytest.raises(ParityValidationError) as caught:
         load_parity(broken)
     assert str(caught.value).startswith(f"{broken}: not JSON: Expecting property name enclosed in double quotes "

@@ -56,7 +56,9 @@ def wrong_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.Comp
 def test_the_default_run_fails_a_wrong_plugin_adapter_with_exit_1(wrong_run) -> None:  # type: ignore[no-untyped-def]
     proc, out = wrong_run
     assert proc.returncode == 1, proc.stderr
-    assert "UNEXPECTED wrong:crlf id-parity [content]" in proc.stdout
+    assert "UNEXPECTED wrong:crlf (" in proc.stdout
+    assert "  id-parity: tokens that decode to other bytes\n" in proc.stdout  # the kind in words
+    assert "  minimal input: '\\r\\n'" in proc.stdout
     assert "reproduce: tokconf encode --escapes --plugin tests.wrong_adapters:crlf --impl wrong:crlf " \
            "--impl tiktoken:cl100k_base -- '\\r\\n'" in proc.stdout
     assert "cases      [" in proc.stderr and "generated  [" in proc.stderr  # the progress bar

@@ -36,7 +36,9 @@ def result() -> RunResult:
 
 
 def unexpected(result: RunResult, adapter: str, check: str) -> list:  # type: ignore[type-arg]
-    return [d for d in result.divergences if d.adapter == adapter and d.check == check and d.status == "unexpected"]
+    """Unexpected divergences of ``adapter`` that ``check`` saw (as any of their symptoms)."""
+    return [d for d in result.divergences if d.adapter == adapter and d.status == "unexpected"
+            and any(c == check for c, _, _ in d.symptoms)]
 
 
 def test_every_wrong_adapter_fails_the_run_and_the_reference_does_not(result: RunResult) -> None:
@@ -77,10 +79,18 @@ def test_lost_last_merge_is_found_by_the_token_it_made(result: RunResult) -> Non
 
 
 def test_always_special_violates_the_policy_it_declares(result: RunResult) -> None:
-    (record,) = unexpected(result, "wrong:always-special", "special-policy")
-    assert record.text == "<|endoftext|>"
-    assert record.kind == "violation:default:ok|raised:disallowed-special"
+    # one cause per literal it fails to refuse: each literal is its own minimal input, and
+    # every check that saw the literal is a symptom of that one divergence
+    records = {d.text: d for d in unexpected(result, "wrong:always-special", "special-policy")}
+    assert sorted(records) == sorted(["<|endoftext|>", "<|endofprompt|>", "<|fim_prefix|>",
+                                      "<|fim_middle|>", "<|fim_suffix|>"])
+    record = records["<|endoftext|>"]
+    symptoms = {(c, k) for c, k, _ in record.symptoms}
+    assert ("special-policy", "violation:default:ok|raised:disallowed-special") in symptoms
+    assert ("id-parity", "segmentation") in symptoms
     assert record.evidence.outcomes["wrong:always-special"].value == (100257,)
+    assert all(d.adapter != "wrong:always-special" or d.text in records
+               for d in result.divergences if d.status == "unexpected")
 
 
 def test_per_token_decode_shrinks_to_one_split_character(result: RunResult) -> None:
@@ -88,10 +98,12 @@ def test_per_token_decode_shrinks_to_one_split_character(result: RunResult) -> N
 
     tiktoken = TiktokenAdapter("cl100k_base")
     for check in ("round-trip", "per-token-decode"):
-        (record,) = unexpected(result, "wrong:per-token", check)
-        assert record.kind == "text"
-        assert len(record.text) == 1 and len(tiktoken.encode(record.text)) >= 2, record.text
-        assert "\ufffd" in record.evidence.outcomes["wrong:per-token"].value
+        records = unexpected(result, "wrong:per-token", check)
+        assert records
+        for record in records:  # every character it splits is its own minimal input
+            assert len(record.text) == 1 and len(tiktoken.encode(record.text)) >= 2, record.text
+            assert ("round-trip", "text") in {(c, k) for c, k, _ in record.symptoms}
+            assert "\ufffd" in record.evidence.outcomes["wrong:per-token"].value
 
 
 def test_left_to_right_merging_shrinks_to_a_one_minimal_word(result: RunResult) -> None:
@@ -99,16 +111,18 @@ def test_left_to_right_merging_shrinks_to_a_one_minimal_word(result: RunResult) 
 
     tiktoken = TiktokenAdapter("cl100k_base")
     wrong = wrong_adapters.LeftToRightMerger()
-    (record,) = unexpected(result, "wrong:ltr-merge", "id-parity")
-    assert record.kind == "segmentation" and 1 < len(record.text) <= 4
+    records = unexpected(result, "wrong:ltr-merge", "id-parity")
+    assert records
     ordinary = dict(allowed_special=frozenset(), disallowed_special=())
-    assert wrong.encode(record.text, **ordinary) != tiktoken.encode(record.text, **ordinary)
-    for i in range(len(record.text)):
-        shorter = record.text[:i] + record.text[i + 1 :]
-        assert wrong.encode(shorter, **ordinary) == tiktoken.encode(shorter, **ordinary)
+    for record in records:  # each a distinct minimal input: nothing smaller still fails
+        assert record.kind == "segmentation" and 1 < len(record.text) <= 4, record.text
+        assert wrong.encode(record.text, **ordinary) != tiktoken.encode(record.text, **ordinary)
+        for i in range(len(record.text)):
+            shorter = record.text[:i] + record.text[i + 1 :]
+            assert wrong.encode(shorter, **ordinary) == tiktoken.encode(shorter, **ordinary), (record.text, shorter)
 
 
-def test_one_divergence_per_kind_and_nothing_unexplained_for_the_reference(result: RunResult) -> None:
-    keys = [(d.adapter, d.check, d.kind) for d in result.divergences if d.status == "unexpected"]
+def test_one_divergence_per_minimal_input_and_nothing_unexplained_for_the_reference(result: RunResult) -> None:
+    keys = [(d.adapter, d.text) for d in result.divergences if d.status == "unexpected"]
     assert len(keys) == len(set(keys))
     assert {d.adapter for d in result.divergences if d.status == "unexpected"} == set(NAMES)

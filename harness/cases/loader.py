@@ -30,6 +30,7 @@ from harness.cases.model import (
     ExpectedRound,
     Policy,
 )
+from harness.cases.domain import Domain, DomainError, parse_range
 from harness.cases.match import adapter_matches, case_applies_to, documented_for, expectation_for, lookup
 from harness.escapes import EscapeError, parse_escapes
 from harness.outcomes import CATEGORIES
@@ -388,7 +389,23 @@ class _Builder:
         if raw["check"] not in CHECKS:
             self.problem([*rel, "check"], f"one of {', '.join(CHECKS)}")
         adapters = tuple(self.name(a, [*rel, "adapters", i]) for i, a in enumerate(raw["adapters"]))
-        return DocumentedDivergence(adapters, raw["check"], raw["reason"], raw["source"])
+        domain = self.domain(raw["domain"], [*rel, "domain"]) if "domain" in raw else None
+        return DocumentedDivergence(adapters, raw["check"], raw["reason"], raw["source"],
+                                    kind=raw.get("kind"), domain=domain)
+
+    def domain(self, raw: dict[str, Any], rel: list[str | int]) -> Domain | None:
+        ranges = []
+        for i, text in enumerate(raw.get("ranges", [])):
+            try:
+                ranges.append(parse_range(text))
+            except DomainError as exc:
+                self.problem([*rel, "ranges", i], str(exc))
+        chars = self.unescape(raw["chars_escaped"], [*rel, "chars_escaped"]) if "chars_escaped" in raw else None
+        try:
+            return Domain(regex=raw.get("regex"), chars=chars, ranges=tuple(ranges))
+        except DomainError as exc:
+            self.problem([*rel, "regex"] if "regex" in raw else rel, str(exc))
+            return None
 
 
 def _special_set(value: str | list[str]) -> Any:

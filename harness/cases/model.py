@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, Mapping
 
+from harness.cases.domain import Domain
+
 __all__ = [
     "CHECKS",
     "Case",
@@ -89,6 +91,11 @@ class DocumentedDivergence:
     check: str  # one of CHECKS
     reason: str
     source: str  # seed file (e.g. "seeds/000 §decode") or upstream issue URL
+    #: the finding kind it documents (``segmentation``, ``raised:unknown-id|ok``, ...);
+    #: None: whatever kind the check reports on the case's own input
+    kind: str | None = None
+    #: other inputs with the same cause (:mod:`harness.cases.domain`); None: only its own
+    domain: Domain | None = None
 
 
 @dataclass(frozen=True)

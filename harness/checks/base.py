@@ -183,13 +183,17 @@ def policy_flags(policy: Policy) -> list[str]:
 
     >>> policy_flags(ORDINARY), policy_flags(ALL), policy_flags(DEFAULT)
     (['--disallowed-special', 'none'], ['--allowed-special', 'all', '--disallowed-special', 'none'], [])
+    >>> policy_flags(Policy(allowed_special=frozenset({"<|b|>", "<|a|>"})))
+    ['--allowed-special', '<|a|>', '--allowed-special', '<|b|>']
     """
     flags: list[str] = []
     allowed, disallowed = policy.allowed_special, policy.disallowed_special
     if allowed == "all":
         flags += ["--allowed-special", "all"]
-    elif allowed:
-        flags += ["--allowed-special", *sorted(allowed)]
+    else:  # one value per flag: `tokconf encode` repeats the flag (TEXT is never swallowed)
+        for token in sorted(allowed):
+            flags += ["--allowed-special", token]
     if disallowed != "all":
-        flags += ["--disallowed-special", *(sorted(disallowed) or ["none"])]
+        for token in sorted(disallowed) or ["none"]:
+            flags += ["--disallowed-special", token]
     return flags

@@ -67,9 +67,15 @@ def encode_one(adapter, text: str, allowed: Any, disallowed: Any, *, trace: bool
     else:
         result["error"] = _error(outcome)
     if trace:
-        traced = capture("other", adapter.trace, text, classify=adapter.classify_error)
+        from harness.cases.model import Policy
+        from harness.run.evidence import trace_segments
+
+        traced = trace_segments(
+            lambda part: capture("other", adapter.trace, part, classify=adapter.classify_error), text,
+            dict(adapter.special_tokens), Policy(allowed_special=allowed, disallowed_special=disallowed),
+            adapter.capabilities.special_policy)
         if traced.is_ok:
-            result["trace"] = [r.to_json() for r in traced.value]
+            result["trace"] = traced.value
         else:
             result["trace_error"] = _error(traced)
     return result
@@ -133,4 +139,7 @@ def print_side_by_side(results: list[dict[str, Any]]) -> None:
             print(f"{head}  {r['ids']}")
             print(f"{'':<{width}}  |" + "|".join(p if p is not None else "?" for p in r["pieces"]) + "|")
         for step in r.get("trace", []):
-            print(f"{'':<{width}}    rank {step['rank']}: {step['pair']} x{step['merged']}")
+            if step.get("special"):
+                print(f"{'':<{width}}    special {step['pair'][0]} -> {step['result']} (not merged from bytes)")
+            else:
+                print(f"{'':<{width}}    rank {step['rank']}: {step['pair']} x{step['merged']}")

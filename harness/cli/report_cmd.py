@@ -13,7 +13,7 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
     parser = subparsers.add_parser(
         "report",
         help="render parity.json as a self-contained HTML page",
-        description="Validate RUN.json (parity.json, schema_version 1) and write the HTML page. "
+        description="Validate RUN.json (parity.json, schema_version 2) and write the HTML page. "
                     "The page is a pure function of the JSON: rendering twice gives identical bytes.",
     )
     parser.add_argument("run_json", metavar="RUN.json", help="parity.json written by `tokconf run`")

@@ -16,13 +16,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from harness.cli import EXIT_DIVERGENCE, EXIT_OK, UsageError, apply_common, claim_encoding
-from harness.run.result import RunResult
+from harness.cli.summary import print_summary
 
-_CODES = {"agree": "ok", "documented": "doc", "unexpected": "FAIL", "stale": "STALE",
-          "unsupported": "-", "unavailable": "n/a"}
-_SHORT = {"id-parity": "ids", "expected": "exp", "round-trip": "rt", "per-token-decode": "ptd",
-          "decode": "dec", "special-policy": "spc", "encode-ordinary": "ord", "batch": "bat",
-          "error-category": "err", "pretokenize-coverage": "pre", "vocab-consistency": "voc"}
 
 
 def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
@@ -109,7 +104,8 @@ def run(args: argparse.Namespace) -> int:
             impls += [n for n in registry.plugin_names() if n not in impls]
         selected = select(registry, impls=impls, encodings=args.encoding, references=references,
                           case_adapters=case_adapter_names(cases),
-                          case_references=[c.reference for c in cases if c.reference])
+                          case_references=[c.reference for c in cases if c.reference],
+                          required=[*impls, *registry.plugin_names()])
     except (CaseFileError, FileNotFoundError, SelectionError, ValueError) as exc:
         raise UsageError(str(exc)) from exc
 
@@ -123,6 +119,10 @@ def run(args: argparse.Namespace) -> int:
         runner.profile = profile
     result = runner.finish()
     finished = _dt.datetime.now(_dt.timezone.utc)
+    if not any(cell.inputs for row in result.matrix.values() for cell in row.values()):
+        raise UsageError("no check ran on any input (every adapter unavailable, or no case applies and "
+                         "generation is off): nothing was tested. Run `tokconf list` to see why adapters "
+                         "are unavailable, or drop --no-generated")
 
     argv = ["tokconf", *(getattr(args, "argv", None) or sys.argv[1:])]
     data = build(result, started=started, finished=finished, argv=argv, case_files=files)
@@ -181,30 +181,3 @@ def _update_latest(out: Path, folder: Path) -> Path | None:
         print(f"tokconf run: warning: {latest} not updated: {exc}", file=sys.stderr)
         return None
     return latest
-
-
-def print_summary(result: RunResult, out: TextIO) -> None:
-    """The matrix as a table (adapters x checks), the counts, and what failed."""
-    checks = list(result.checks)
-    names = list(result.matrix)
-    width = max([len(n) for n in names] + [7])
-    out.write(f"{'adapter':<{width}}  " + " ".join(f"{_SHORT.get(c, c):>5}" for c in checks) + "  inputs\n")
-    for name in names:
-        row = result.matrix[name]
-        cells = " ".join(f"{_CODES[row[c].status]:>5}" for c in checks)
-        out.write(f"{name:<{width}}  {cells}  {sum(cell.inputs for cell in row.values())}\n")
-    out.write("columns: " + ", ".join(f"{_SHORT.get(c, c)}={c}" for c in checks) + "\n")
-    summary = result.summary()
-    out.write("cells: " + ", ".join(f"{status} {count}" for status, count in summary.items()) + "\n")
-    documented = result.by_status("documented")
-    out.write(f"divergences: {len(documented)} documented, {len(result.by_status('unexpected'))} unexpected, "
-              f"{len(result.by_status('stale'))} stale\n")
-    for record in result.divergences:
-        if record.status == "documented":
-            continue
-        where = f"case {record.case}" if record.case else record.origin
-        out.write(f"\n{record.id} {record.status.upper()} {record.adapter} {record.check} [{record.kind}] ({where})\n")
-        out.write(f"  {record.detail}\n")
-        out.write(f"  reproduce: {record.evidence.reproduce}\n")
-    for note in result.notes:
-        out.write(f"note: {note}\n")

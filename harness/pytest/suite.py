@@ -2,9 +2,10 @@
 
 A :class:`Suite` loads the cases, builds the adapters and chooses references exactly as
 ``tokconf run`` does (:mod:`harness.run.selection`), then runs every case that documents a
-divergence once, so the documented kinds are known before any item is judged (an
-undocumented difference of a documented kind is explained, not unexpected:
-:mod:`harness.run.judging`). Items then ask it:
+divergence once, so the documented divergences and their input domains are known before
+any item is judged (a finding is explained only if its shrunk input is a documented
+divergence's own input or lies in its domain: :mod:`harness.run.judging`). Items then
+ask it:
 
 - :meth:`Suite.judge_case`: one case over its adapters -> documented, stale and
   unexpected records (unexpected ones already shrunk);
@@ -28,7 +29,8 @@ from harness.escapes import escape_text
 from harness.generate.minimise import shrink_finding
 from harness.run.result import DivergenceRecord
 from harness.generate.budget import calibrate
-from harness.run.runner import GENERATED_CHECKS, Candidate, Runner, case_adapter_names
+from harness.run.runner import GENERATED_CHECKS, Runner, case_adapter_names
+from harness.run.settle import Candidate
 from harness.run.selection import Selected
 from harness.generate.strategies import (
     alphabet_text,
@@ -86,6 +88,7 @@ class Suite:
                 references=parse_references(self.options.references),
                 case_adapters=case_adapter_names(cases),
                 case_references=[c.reference for c in cases if c.reference],
+                required=[*self.options.impls, *registry.plugin_names()],
             )
         except (RegistryError, CaseFileError, FileNotFoundError, SelectionError) as exc:
             raise SuiteError(str(exc)) from exc
@@ -121,7 +124,7 @@ class Suite:
             if case.documented:
                 scout.run_case(case)
         judge = Runner(self.selected)
-        judge.documented_kinds = scout.documented_kinds
+        judge.documentation = scout.documentation
         judge.vocab_findings = scout.vocab_findings
         return judge
 
@@ -169,19 +172,30 @@ class Suite:
             return None
         for check in GENERATED_CHECKS:
             result = run_text_check(check, Subject(text, ORDINARY, adapter, reference))
-            if isinstance(result, Finding) and not self.judge.explained(result):
-                return result
+            if isinstance(result, Finding):
+                unexplained = self.unexplained(result)
+                if unexplained is not None:
+                    return unexplained
         return None
 
-    def minimal_record(self, finding: Finding) -> DivergenceRecord:
-        """Shrink with the deterministic shrinker (on top of hypothesis) and gather evidence."""
-        judge = self.judge
+    def unexplained(self, finding: Finding) -> Finding | None:
+        """Judge ``finding`` as the runner does: shrink it, then ask the documented
+        divergences whether its minimal input lies in what they declare. Returns the
+        shrunk finding if nothing documents it."""
+        documentation = self.judge.documentation
+        if documentation.adapter_wide_for(finding) is not None:
+            return None
         adapter = self.selected.calls[finding.adapter]
         reference = self.selected.calls[self.reference_of(finding.adapter)]
         smallest = shrink_finding(finding, adapter, reference, ORDINARY)
-        before = len(judge.records)
-        judge.record(smallest, adapter, reference, status="unexpected", origin="generated", case=None)
-        return judge.records[before]
+        return None if documentation.absorber_for(smallest) is not None else smallest
+
+    def minimal_record(self, finding: Finding) -> DivergenceRecord:
+        """Shrink again (a no-op on an already shrunk finding) and gather the evidence."""
+        adapter = self.selected.calls[finding.adapter]
+        reference = self.selected.calls[self.reference_of(finding.adapter)]
+        smallest = shrink_finding(finding, adapter, reference, ORDINARY)
+        return self.judge.record(smallest, adapter, reference, status="unexpected", origin="generated", case=None)
 
 
 def describe_record(record: DivergenceRecord) -> str:

@@ -207,6 +207,9 @@ def _trace_round(index: int, step: Mapping[str, Any]) -> dict[str, Any]:
             return " | ".join(show(v) for v in value)
         return "" if value is None else str(value)
 
+    if step.get("special"):  # a special literal: one step, not merged from its bytes
+        return {"index": index, "pair": f"special {show(step['pair'][0])}", "rank": "", "merged": "",
+                "result": show(step.get("result"))}
     return {
         "index": index,
         "pair": " + ".join(show(p) for p in step["pair"]),

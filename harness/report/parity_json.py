@@ -1,4 +1,4 @@
-"""``parity.json`` (schema_version 1): build it from a run, and write it atomically.
+"""``parity.json`` (schema_version 2): build it from a run, and write it atomically.
 
 The shape is the contract with the report (``harness/report/parity.schema.json``,
 owned by the report work). JSON is written with ``ensure_ascii=True`` so lone surrogates
@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from harness import atomic
+from harness.checks.kinds import kind_words
 from harness.escapes import escape_text
 from harness.outcomes import Outcome
 from harness.registry import library_version
@@ -23,7 +24,8 @@ from harness.run.result import RunResult
 
 __all__ = ["SCHEMA_VERSION", "build", "outcome_json", "run_id", "timestamp", "write_atomic"]
 
-SCHEMA_VERSION = 1
+#: 2: divergences carry symptoms, occurrences, absorbed counts with examples, the domain
+SCHEMA_VERSION = 2
 
 #: Distributions whose versions every report records (adapters' libraries are added).
 BASE_LIBRARIES = ("tokconf", "tiktoken", "tokenizers", "regex", "hypothesis", "PyYAML", "jsonschema",
@@ -131,7 +133,14 @@ def build(
             "traces": evidence.traces,
             "reproduce": evidence.reproduce,
             "kind": record.kind,
+            "kind_words": kind_words(record.kind),
             "detail": record.detail,
+            "symptoms": [{"check": c, "kind": k, "kind_words": kind_words(k), "detail": d}
+                         for c, k, d in record.symptoms],
+            "occurrences": record.occurrences,
+            "absorbed": record.absorbed,
+            "absorbed_examples": [{"text": x, "escaped": escape_text(x)} for x in record.absorbed_examples],
+            "domain": record.domain.to_json() if record.domain is not None else None,
         })
     return {
         "schema_version": SCHEMA_VERSION,

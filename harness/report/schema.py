@@ -1,4 +1,4 @@
-"""Validate parity.json (schema_version 1) and say exactly where and what is wrong.
+"""Validate parity.json (schema_version 2) and say exactly where and what is wrong.
 
 Two layers: the shipped JSON Schema (`harness/report/parity.schema.json`) for shapes and
 types, then the cross-references a schema cannot express (matrix cells name existing
@@ -34,7 +34,7 @@ STATUSES: tuple[str, ...] = ("agree", "documented", "unexpected", "stale", "unsu
 
 
 class ParityValidationError(ValueError):
-    """parity.json does not match schema_version 1; ``path`` is the JSON path of the fault."""
+    """parity.json does not match schema_version 2; ``path`` is the JSON path of the fault."""
 
     def __init__(self, path: str | None, problem: str, *, source: str | None = None) -> None:
         self.path = path  # None: the file itself (missing, unreadable, not JSON)
@@ -71,11 +71,11 @@ def parity_schema() -> dict[str, Any]:
 
 
 def validate_parity(data: Any, *, source: str | None = None) -> None:
-    """Raise :class:`ParityValidationError` unless ``data`` is a valid schema_version 1 run."""
-    if isinstance(data, dict) and "schema_version" in data and data["schema_version"] != 1:
+    """Raise :class:`ParityValidationError` unless ``data`` is a valid schema_version 2 run."""
+    if isinstance(data, dict) and "schema_version" in data and data["schema_version"] != 2:
         raise ParityValidationError(
             "$.schema_version",
-            f"found {_short(data['schema_version'])}, expected 1; this tokconf reads schema_version 1 "
+            f"found {_short(data['schema_version'])}, expected 2; this tokconf reads schema_version 2 "
             "only (re-run `tokconf run` with this version, or use the tokconf that wrote the file)",
             source=source,
         )
@@ -184,9 +184,12 @@ def _check_references(data: dict[str, Any], *, source: str | None) -> None:
                 if ident not in by_id:
                     fail(where, f"names divergence {ident!r}, which is not in $.divergences")
                 divergence = data["divergences"][by_id[ident]]
-                if (divergence["adapter"], divergence["check"]) != (adapter, check):
+                # a cell lists the divergences its check saw: as one of their symptoms, or a
+                # documented one that absorbed findings of this check (judging's equivalences)
+                seen_by = {s["check"] for s in divergence["symptoms"]}
+                if divergence["adapter"] != adapter or (check not in seen_by and not divergence["absorbed"]):
                     fail(where, f"divergence {ident!r} belongs to adapter {_short(divergence['adapter'])} "
-                                f"and check {_short(divergence['check'])}, not to this cell")
+                                f"and check(s) {', '.join(map(_short, sorted(seen_by)))}, not to this cell")
                 listed.add(ident)
     for i, divergence in enumerate(data["divergences"]):
         if divergence["id"] not in listed:

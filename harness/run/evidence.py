@@ -16,14 +16,16 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from harness.calls import Calls
+from harness.cases.model import Policy
 from harness.checks.base import Finding, declared_policy, first_difference, policy_flags
 from harness.escapes import escape_text, visible_bytes
 from harness.outcomes import Outcome
+from harness.vocab import vocab_dir_flag
 
-__all__ = ["Evidence", "gather", "plugin_target", "reproduce_command"]
+__all__ = ["Evidence", "gather", "plugin_target", "reproduce_command", "special_segments", "trace_segments"]
 
 #: Checks whose divergences are about how text became IDs: a differing chunk means something.
 _CHUNK_CHECKS = frozenset({"id-parity", "vocab-consistency", "expected", "error-category"})
@@ -58,16 +60,24 @@ def reproduce_command(finding: Finding, adapter: Calls, reference: Calls) -> str
     """The shell command that shows this divergence again."""
     names = [adapter.name] if adapter is reference else [adapter.name, reference.name]
     plugins = sorted({t for t in (plugin_target(adapter), plugin_target(reference)) if t})
+    selecting: list[str] = []
+    for calls in dict.fromkeys([adapter, reference]):
+        selecting += calls.info.reproduce_flags
+        if calls.info.provider == "--encoding":  # a tokenizer.json whose ID space the run claimed
+            selecting += ["--encoding", calls.info.encoding]
+    if vocab_dir_flag() is not None:
+        selecting += ["--vocab-dir", vocab_dir_flag()]
     parts: list[str] = ["tokconf"]
     if finding.decode_ids is not None:
         parts.append("decode")
+        parts += selecting
         for target in plugins:
             parts += ["--plugin", target]
         for name in names:
             parts += ["--impl", name]
         parts += ["--", *(str(i) for i in finding.decode_ids)]
     else:
-        parts += ["encode", "--escapes"]
+        parts += ["encode", "--escapes", *selecting]
         for target in plugins:
             parts += ["--plugin", target]
         for name in names:
@@ -98,6 +108,57 @@ def first_differing_chunk(finding: Finding, adapter: Calls, reference: Calls) ->
     return None
 
 
+def special_segments(text: str, specials: dict[str, int], policy: Policy,
+                     special_policy: str = "tiktoken") -> list[tuple[str, int | None]]:
+    """Split ``text`` as encoding it under ``policy`` does: ``(literal, id)`` for each
+    special literal the policy lets through as a special token, ``(text, None)`` between.
+
+    >>> special_segments("a<|e|>b<|f|>", {"<|e|>": 9, "<|f|>": 8}, Policy(allowed_special=frozenset({"<|e|>"})))
+    [('a', None), ('<|e|>', 9), ('b<|f|>', None)]
+    >>> special_segments("a<|e|>", {"<|e|>": 9}, Policy())
+    [('a<|e|>', None)]
+    """
+    allowed = declared_policy(policy, special_policy).allowed_special
+    live = sorted((s for s in specials if allowed == "all" or s in allowed), key=len, reverse=True)
+    out: list[tuple[str, int | None]] = []
+    start = i = 0
+    while i < len(text):
+        literal = next((s for s in live if s and text.startswith(s, i)), None)
+        if literal is None:
+            i += 1
+            continue
+        if start < i:
+            out.append((text[start:i], None))
+        out.append((literal, specials[literal]))
+        i = start = i + len(literal)
+    if start < len(text):
+        out.append((text[start:], None))
+    return out
+
+
+def trace_segments(trace: Callable[[str], Outcome], text: str, specials: dict[str, int], policy: Policy,
+                   special_policy: str) -> Outcome:
+    """Merge rounds for the segments the IDs came from: a special literal is not merged
+    from bytes, so it shows as one ``special`` step instead of a trace of its text.
+    ``ok`` with the rounds as JSON, or the first failure of ``trace``."""
+    rounds: list[dict[str, Any]] = []
+    for segment, special_id in special_segments(text, specials, policy, special_policy):
+        if special_id is not None:
+            rounds.append({"pair": [segment, "special"], "rank": None, "merged": 0, "result": special_id,
+                           "special": True})
+            continue
+        traced = trace(segment)
+        if not traced.is_ok:
+            return traced
+        rounds += [r.to_json() for r in traced.value]
+    return Outcome.ok(rounds)
+
+
+def _trace(calls: Calls, text: str, policy: Policy, special_policy: str) -> list[dict[str, Any]] | None:
+    traced = trace_segments(calls.trace, text, calls.info.specials, policy, special_policy)
+    return traced.value if traced.is_ok else None
+
+
 def gather(finding: Finding, adapter: Calls, reference: Calls, *, extra_outcomes: dict[str, Outcome] | None = None) -> Evidence:
     """Collect the evidence for ``finding``; calls are memoised, so this is cheap after a check."""
     pieces: dict[str, list[str | None]] = {}
@@ -112,9 +173,13 @@ def gather(finding: Finding, adapter: Calls, reference: Calls, *, extra_outcomes
     if finding.text:
         for calls in (adapter, reference):
             if calls.info.capabilities.trace and calls.name not in traces:
-                rounds = calls.trace(finding.text)
-                if rounds.is_ok:
-                    traces[calls.name] = [r.to_json() for r in rounds.value[:_MAX_TRACE_ROUNDS]]
+                if calls is adapter:  # its native handling of the policy
+                    rounds = _trace(calls, finding.text, finding.policy, calls.info.capabilities.special_policy)
+                else:  # asked as the checks ask it: under the adapter's declared semantics
+                    rounds = _trace(calls, finding.text, declared_policy(
+                        finding.policy, adapter.info.capabilities.special_policy), "tiktoken")
+                if rounds is not None:
+                    traces[calls.name] = rounds[:_MAX_TRACE_ROUNDS]
     outcomes = dict(finding.outcomes)
     outcomes.update(extra_outcomes or {})
     return Evidence(

@@ -3,12 +3,20 @@
 Shared by the runner and the pytest plugin, so both judge alike.
 
 A **documented divergence** (``documented:`` in a case) covers one (adapter, check) on
-that case: a finding there is *documented*; no finding is *stale*.
+that case: a finding there is *documented*; no finding is *stale*. When it reproduces,
+it becomes an :class:`Absorber` for the (check, kind) it showed (or the ``kind`` the case
+declares), on **its own input** and, if the case declares one, on its **input domain**
+(:class:`harness.cases.domain.Domain`). Any other finding is *unexpected* unless an
+absorber of the same adapter covers it: same (check, kind) — or one of the equivalences
+below, each naming one root cause that shows in more than one check — *and* the
+finding's (shrunk) input is the absorber's own input or lies in its domain. So a quirk
+documented once explains the class of inputs it declares, and nothing else: a bug of the
+same kind on an unrelated input still fails.
 
-Every other finding is *unexpected*, unless it is **explained**: a documented divergence
-of the same adapter reproduced somewhere in the run with a matching (check, kind). A
-finding is matched by its own (check, kind) and by the few equivalences below, each of
-which names one root cause that shows in more than one check:
+The adapter-level declarations stay adapter-wide: a finding of kind
+``declared:<policy>`` (the adapter's declared special-token semantics) is explained by a
+reproduced ``special-policy`` declaration on any input; closed alphabets never produce
+findings outside their domain in the first place.
 
 ======================================= =================================================
 finding                                 also explained by a documented
@@ -33,11 +41,16 @@ vocab-consistency                       decode ``<shape>|ok`` (same, on a specia
 
 from __future__ import annotations
 
-from typing import Iterable
+from dataclasses import dataclass, field
+from typing import Any
 
+from harness.cases.domain import Domain
 from harness.checks.base import Finding
 
-__all__ = ["DocumentedKinds", "explainers"]
+__all__ = ["Absorber", "Documentation", "MAX_EXAMPLES", "explainers"]
+
+#: shrunk examples kept per documented divergence, to show what it absorbed
+MAX_EXAMPLES = 3
 
 
 def explainers(finding: Finding) -> list[tuple[str, str]]:
@@ -57,20 +70,69 @@ def explainers(finding: Finding) -> list[tuple[str, str]]:
     return out
 
 
-class DocumentedKinds:
-    """The (adapter, check, kind) triples that documented divergences reproduced."""
+@dataclass(eq=False)
+class Absorber:
+    """A reproduced documented divergence, and the findings it has explained so far."""
 
-    def __init__(self, triples: Iterable[tuple[str, str, str]] = ()) -> None:
-        self._triples: set[tuple[str, str, str]] = set(triples)
+    adapter: str
+    check: str
+    kind: str
+    text: str
+    domain: Domain | None = None
+    #: the documented record this absorber counts into (a DivergenceRecord), if any
+    record: Any = None
+    absorbed: int = 0
+    examples: list[str] = field(default_factory=list)
 
-    def add(self, adapter: str, check: str, kind: str) -> None:
-        self._triples.add((adapter, check, kind))
+    @property
+    def adapter_wide(self) -> bool:
+        return self.kind.startswith("declared:")
 
-    def explains(self, finding: Finding) -> bool:
-        return any((finding.adapter, c, k) in self._triples for c, k in explainers(finding))
+    def covers(self, finding: Finding, text: str) -> bool:
+        """Same adapter, a matching (check, kind), and ``text`` inside what it declares."""
+        if finding.adapter != self.adapter or (self.check, self.kind) not in explainers(finding):
+            return False
+        return self.adapter_wide or text == self.text or (self.domain is not None and self.domain.contains(text))
 
-    def __contains__(self, triple: object) -> bool:
-        return triple in self._triples
+    def absorb(self, example: str | None) -> None:
+        """Count one explained finding; keep its shrunk input while examples are few."""
+        self.absorbed += 1
+        if example is not None and len(self.examples) < MAX_EXAMPLES and example not in self.examples:
+            self.examples.append(example)
+        if self.record is not None:
+            self.record.absorbed = self.absorbed
+            self.record.absorbed_examples = list(self.examples)
+
+
+class Documentation:
+    """Every reproduced documented divergence of the run, as absorbers."""
+
+    def __init__(self) -> None:
+        self.absorbers: list[Absorber] = []
+        self._keys: dict[tuple[str, str, str, str, Domain | None], Absorber] = {}
+
+    def add(self, adapter: str, check: str, kind: str, text: str, *,
+            domain: Domain | None = None, record: Any = None) -> Absorber:
+        key = (adapter, check, kind, text, domain)
+        if key not in self._keys:
+            self._keys[key] = Absorber(adapter, check, kind, text, domain, record)
+            self.absorbers.append(self._keys[key])
+        return self._keys[key]
+
+    def absorber_for(self, finding: Finding, text: str | None = None) -> Absorber | None:
+        """The first absorber that covers ``finding`` on ``text`` (default: its own text)."""
+        text = finding.text if text is None else text
+        for absorber in self.absorbers:
+            if absorber.covers(finding, text):
+                return absorber
+        return None
+
+    def adapter_wide_for(self, finding: Finding) -> Absorber | None:
+        """An adapter-level declaration that explains ``finding`` wherever it occurs."""
+        for absorber in self.absorbers:
+            if absorber.adapter_wide and absorber.covers(finding, finding.text):
+                return absorber
+        return None
 
     def __len__(self) -> int:
-        return len(self._triples)
+        return len(self.absorbers)

@@ -1,12 +1,14 @@
 """``--jobs N``: the inputs of a run spread over N processes, with the result of one.
 
-The runner's per-input work (a case over its adapters, a generated text over the
-adapters whose budget reaches it, the shrinking of one finding) is cut into **units**.
-Each unit runs on a *fresh* copy of the runner's state (an empty matrix, no records, no
-pending findings: :func:`_fresh`) and hands back what it added, a :class:`Delta`. The
-parent applies the deltas **in unit order** (:func:`merge`), whichever process finished
-first, so the matrix, the divergences and their order, and the shrunk inputs are those
-of ``--jobs 1``, which runs the very same units in process.
+The runner's per-input work (the vocabulary check of one adapter, a case over its
+adapters, a generated text over the adapters whose budget reaches it) is cut into
+**units**. Each unit runs on a *fresh* copy of the runner's state (an empty matrix, no
+records, no pending findings, no documentation: :func:`_fresh`) and hands back what it
+added, a :class:`Delta`. The parent applies the deltas **in unit order** (:func:`merge`),
+whichever process finished first, so the matrix, the divergences and their order are
+those of ``--jobs 1``, which runs the very same units in process. Shrinks are
+independent of each other and run as a flat list (:meth:`Jobs.shrink_many`; the settling
+that decides which are needed stays in the parent: :mod:`harness.run.settle`).
 
 The processes are forked from the parent once its adapters are built (``fork`` start
 method: the vocabularies are shared, not loaded again), through
@@ -32,10 +34,12 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 from harness.calls import Calls
 from harness.cases.model import Case, Policy
 from harness.checks.structure import batch_texts
-from harness.run.judging import DocumentedKinds
+from harness.checks.base import Finding
+from harness.run.judging import Documentation
 from harness.run.result import Cell, DivergenceRecord
 
-__all__ = ["Delta", "Jobs", "JobsBroken", "merge", "prefetch_requests"]
+__all__ = ["CASES_PER_TASK", "Delta", "Jobs", "JobsBroken", "TEXTS_PER_TASK", "chunked", "merge",
+           "prefetch_requests"]
 
 #: Units per task sent to a process: small enough to balance, big enough to batch.
 CASES_PER_TASK = 8
@@ -55,7 +59,10 @@ class Delta:
     matrix: dict[str, dict[str, Cell]] = field(default_factory=dict)
     records: list[DivergenceRecord] = field(default_factory=list)
     pending: list[Any] = field(default_factory=list)
-    documented: set[tuple[str, str, str]] = field(default_factory=set)
+    #: the documentation's absorbers, each pointing at a record of ``records`` (one pickle
+    #: keeps that identity across processes)
+    absorbers: list[Any] = field(default_factory=list)
+    vocab_findings: dict[str, list[Finding]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
 
@@ -65,14 +72,16 @@ def _fresh(runner: Any) -> Any:
     sub.matrix = {}
     sub.records = []
     sub._pending = []
-    sub.documented_kinds = DocumentedKinds()
+    sub._settler = None
+    sub.documentation = Documentation()
     sub.notes = list(runner.notes)
     return sub
 
 
-def _delta(sub: Any, notes_before: int) -> Delta:
+def _delta(sub: Any, notes_before: int, *, vocab_findings: dict[str, list[Finding]] | None = None) -> Delta:
     return Delta(matrix=sub.matrix, records=sub.records, pending=sub._pending,
-                 documented=set(sub.documented_kinds._triples), notes=sub.notes[notes_before:])
+                 absorbers=list(sub.documentation.absorbers), vocab_findings=vocab_findings or {},
+                 notes=sub.notes[notes_before:])
 
 
 def merge(runner: Any, delta: Delta) -> None:
@@ -86,8 +95,9 @@ def merge(runner: Any, delta: Delta) -> None:
             mine.divergences.extend(cell.divergences)
     runner.records.extend(delta.records)
     runner._pending.extend(delta.pending)
-    for triple in delta.documented:
-        runner.documented_kinds.add(*triple)
+    for a in delta.absorbers:
+        runner.documentation.add(a.adapter, a.check, a.kind, a.text, domain=a.domain, record=a.record)
+    runner.vocab_findings.update(delta.vocab_findings)
     for note in delta.notes:
         if note not in runner.notes:
             runner.notes.append(note)
@@ -154,20 +164,39 @@ def _generated_task(units: Sequence[tuple[str, tuple[str, ...], str]]) -> Delta:
     return _delta(sub, before)
 
 
-def _shrink_task(candidates: Sequence[Any]) -> Delta:
+def _vocab_task(names: Sequence[str]) -> Delta:
+    from harness.checks import check_vocab
+
     runner = _RUNNER
     sub = _fresh(runner)
     before = len(sub.notes)
-    sub._shrink_and_record(list(candidates))
-    return _delta(sub, before)
+    found: dict[str, list[Finding]] = {}
+    for name in names:
+        adapter = sub.selected.calls[name]
+        report = check_vocab(adapter, sub.selected.reference_for(adapter.info.encoding))
+        sub.cell(name, "vocab-consistency").inputs += report.inputs
+        found[name] = report.sorted_findings()
+    return _delta(sub, before, vocab_findings=found)
 
 
-TASKS: dict[str, Callable[[Sequence[Any]], Delta]] = {
-    "cases": _case_task, "generated": _generated_task, "shrink": _shrink_task,
+def _shrink_task(work: Sequence[tuple[Any, int, float | None]]) -> list[tuple[Finding, bool]]:
+    from harness.generate.minimise import shrink_finding_bounded
+
+    calls = _RUNNER.selected.calls
+    out = []
+    for candidate, max_calls, max_seconds in work:
+        out.append(shrink_finding_bounded(candidate.finding, calls[candidate.finding.adapter],
+                                          calls[candidate.reference], candidate.subject_policy,
+                                          max_calls=max_calls, max_seconds=max_seconds))
+    return out
+
+
+TASKS: dict[str, Callable[[Sequence[Any]], Any]] = {
+    "vocab": _vocab_task, "cases": _case_task, "generated": _generated_task, "shrink": _shrink_task,
 }
 
 
-def _run_task(kind: str, units: Sequence[Any]) -> Delta:
+def _run_task(kind: str, units: Sequence[Any]) -> Any:
     return TASKS[kind](units)
 
 
@@ -187,7 +216,12 @@ def chunked(items: Sequence[Any], size: int) -> list[Sequence[Any]]:
 
 
 class Jobs:
-    """The processes of a run (forked on first use) and the order results are merged in."""
+    """The processes of a run and the order results are merged in.
+
+    Each phase forks its own processes (and ends them when it is done), so they start
+    from the parent's state at that phase: the vocabulary findings the cases need, the
+    references cases added. Shrinking keeps one set of processes until :meth:`close`.
+    """
 
     def __init__(self, runner: Any, jobs: int = 1) -> None:
         self.runner = runner
@@ -198,23 +232,43 @@ class Jobs:
             self.jobs = 1
             self.note = f"--jobs {self.requested} needs the fork start method, which this platform lacks; ran with 1"
         self._pool: ProcessPoolExecutor | None = None
+        self._pool_kind = ""
+
+    @property
+    def parallel(self) -> bool:
+        return self.jobs > 1
 
     def run(self, kind: str, tasks: Sequence[Sequence[Any]], *, progress: Callable[[int], None] = lambda n: None) -> None:
         """Run every task and merge its delta into the runner, in task order."""
-        for done, delta in enumerate(self._results(kind, tasks)):
-            merge(self.runner, delta)
-            progress(done + 1)
+        try:
+            for done, delta in enumerate(self._results(kind, tasks)):
+                merge(self.runner, delta)
+                progress(done + 1)
+        except BaseException:
+            self.close(terminate=True)  # interrupted: do not wait for the tasks running
+            raise
+        self.close()
 
-    def _results(self, kind: str, tasks: Sequence[Sequence[Any]]) -> Iterator[Delta]:
+    def shrink_many(self, work: list[tuple[Any, int, float | None]]) -> list[tuple[Finding, bool]]:
+        """Shrink every candidate of ``work``, in parallel; results in ``work``'s order."""
+        results: list[tuple[Finding, bool]] = []
+        for part in self._results("shrink", [[w] for w in work]):
+            results.extend(part)
+        return results
+
+    def _results(self, kind: str, tasks: Sequence[Sequence[Any]]) -> Iterator[Any]:
         global _RUNNER
         _RUNNER = self.runner
         if self.jobs == 1 or len(tasks) <= 1:
             for task in tasks:
                 yield _run_task(kind, task)
             return
+        if self._pool is not None and self._pool_kind != kind:
+            self.close()
         if self._pool is None:
             context = multiprocessing.get_context("fork")
             self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context, initializer=_child_init)
+            self._pool_kind = kind
         try:
             yield from self._pool.map(_run_task, [kind] * len(tasks), tasks)
         except BrokenProcessPool as exc:
@@ -224,10 +278,18 @@ class Jobs:
                 "that is not isolated); rerun with --isolate to make the crash an outcome, or --jobs 1"
             ) from exc
 
-    def close(self) -> None:
+    def close(self, *, terminate: bool = False) -> None:
+        """End the processes (and, through them, the workers they started)."""
         pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
-            for process in list(getattr(pool, "_processes", {}).values()):
-                if process.is_alive():
-                    process.terminate()
+        if pool is None:
+            return
+        if not terminate:
+            pool.shutdown(wait=True, cancel_futures=True)
+            return
+        # the executor keeps its processes private; terminating them is the only way not
+        # to wait for a task that may run for minutes
+        processes = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            if process.is_alive():
+                process.terminate()

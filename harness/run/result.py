@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from harness.cases.domain import Domain
 from harness.cases.model import CHECKS, Policy
 from harness.run.evidence import Evidence
 from harness.interface import Capabilities
@@ -43,7 +44,7 @@ class Cell:
 
     inputs: int = 0
     unsupported: int = 0
-    #: generated or case inputs whose divergence a documented one of the same kind explains
+    #: findings a documented divergence explained (its own input or its declared domain)
     explained: int = 0
     unavailable: bool = False
     divergences: list["DivergenceRecord"] = field(default_factory=list)
@@ -61,6 +62,8 @@ class Cell:
         for status in ("unexpected", "stale", "documented"):
             if status in kinds:
                 return status
+        if self.explained:
+            return "documented"
         if self.inputs == 0 and self.unsupported > 0:
             return "unsupported"
         return "agree"
@@ -86,6 +89,28 @@ class DivergenceRecord:
     id: str = ""
     #: the special-token policy the divergence was seen under
     policy: Policy = Policy()
+    #: every (check, kind, detail) that saw this cause on this minimal input; the first is
+    #: (check, kind, detail) above
+    symptoms: list[tuple[str, str, str]] = field(default_factory=list)
+    #: unexpected: how many findings shrank to (or contained) this input
+    occurrences: int = 1
+    #: documented: how many findings elsewhere in the run it explained, and a few of them
+    absorbed: int = 0
+    absorbed_examples: list[str] = field(default_factory=list)
+    #: documented: the input domain the case declares (None: its own input only)
+    domain: Domain | None = None
+
+    def __post_init__(self) -> None:
+        if not self.symptoms:
+            self.symptoms = [(self.check, self.kind, self.detail)]
+
+    def add_symptom(self, check: str, kind: str, detail: str) -> bool:
+        """Another check saw the same cause; True if it was new."""
+        if any((c, k) == (check, kind) for c, k, _ in self.symptoms):
+            return False
+        self.symptoms.append((check, kind, detail))
+        self.symptoms.sort(key=lambda s: CHECKS.index(s[0]) if s[0] in CHECKS else 99)
+        return True
 
     def sort_key(self) -> tuple[object, ...]:
         order = {"unexpected": 0, "stale": 1, "documented": 2}

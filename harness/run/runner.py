@@ -11,32 +11,30 @@ Flow (``tokconf run`` calls the phases in order; the pytest plugin uses the piec
    ``ordinary`` policy. Fast adapters take the whole pool (``max_examples``); slower
    ones a share chosen from a short timing (:func:`harness.generate.budget.budget_for`), rounded
    to halvings so small timing noise does not change the count.
-4. **judging**: every finding is classified:
+4. **judging by input** (:mod:`harness.run.settle`, :mod:`harness.run.judging`):
 
    - a case that *documents* the (adapter, check) and the check finds a difference:
      **documented** (passes); the case documents it but nothing differs: **stale**
      (fails, like a strict xfail);
-   - a difference no case documents: **unexpected** (fails) — unless a documented
-     divergence of the *same adapter, check and kind* reproduced in this run, in which
-     case it is counted under that documented divergence (kinds:
-     :mod:`harness.checks.base`; the few cross-check equivalences:
-     :mod:`harness.run.judging`). This is how a quirk documented once (HF treats added
-     tokens as special; encoder.py refuses a lone surrogate) does not fail every
-     generated input that meets it, while a different kind of difference still fails.
-     Generated inputs never create documented or stale entries themselves;
+   - every other finding is shrunk first, then judged on its minimal input: it counts
+     under a documented divergence of the same adapter and (check, kind) only if that
+     input is the documented case's own input or lies in the input domain the case
+     declares; otherwise it is **unexpected** (fails). Adapter-level declarations
+     (``declared:<policy>``) stay adapter-wide. Generated inputs never create
+     documented or stale entries themselves;
    - an input outside a closed vocabulary's domain (``in_domain`` false for the adapter
      or its reference) is not counted at all, unless a case documents a divergence on it.
 
-5. **shrinking and evidence**: for each (adapter, check, kind) the shortest unexpected
-   input from the cases and from generation is shrunk by :func:`harness.generate.shrink.shrink`
-   (the candidate must fail the same check with the same kind), and the smaller result
-   is kept with its evidence (:mod:`harness.run.evidence`). At most three kinds per cell.
+5. **grouping and evidence**: unexpected findings of one adapter that shrink to the same
+   input are one divergence with several symptoms; distinct minimal inputs stay distinct
+   divergences. Each gets its evidence (:mod:`harness.run.evidence`).
 
 Adapter calls go through :class:`harness.calls.Calls` (pure data in and out), so one
 adapter's failure is an Outcome, never an exception that stops the run.
 
-Phases 2, 3 and 5 are cut into units that :class:`harness.run.parallel.Jobs` runs in
-order, in this process or over ``--jobs N`` forked processes, with the same result.
+Phases 1 to 3 are cut into units, and shrinking into independent shrinks, that
+:class:`harness.run.parallel.Jobs` runs in this process or over ``--jobs N`` forked
+processes; results are merged in unit order, so the result is the same either way.
 """
 
 from __future__ import annotations
@@ -51,14 +49,13 @@ from harness.calls import Calls
 from harness.cases.model import CHECKS, Case, DocumentedDivergence, Policy
 from harness.cases.loader import case_applies_to, documented_for
 from harness.checks.base import AGREE, ORDINARY, SKIP, UNSUPPORTED, Finding, Result, Subject, declared_policy
-from harness.checks import TEXT_CHECKS, check_vocab, run_text_check
+from harness.checks import TEXT_CHECKS, run_text_check
 from harness.run.evidence import gather
-from harness.run.judging import DocumentedKinds
+from harness.run.judging import Documentation
 from harness.run.parallel import CASES_PER_TASK, TEXTS_PER_TASK, Jobs, chunked
 from harness.run.result import Cell, DivergenceRecord, RunResult
 from harness.run.selection import Selected, SelectionError
-from harness.generate.minimise import shrink_finding
-from harness.generate.shrink import simplicity
+from harness.run.settle import DEFAULT_SHRINK_SECONDS, Candidate, Settler
 from harness.generate.strategies import (
     alphabet_text,
     generate,
@@ -74,9 +71,6 @@ ProgressFn = Callable[[str, int, int], None]
 
 #: Text checks that apply to generated inputs (``expected`` needs a case).
 GENERATED_CHECKS: tuple[str, ...] = tuple(c for c in TEXT_CHECKS if c != "expected")
-_MAX_KINDS_PER_CELL = 3
-#: seconds the shrinker may spend on one finding (``--shrink-seconds``)
-DEFAULT_SHRINK_SECONDS = 60.0
 
 
 @dataclass(frozen=True)
@@ -86,15 +80,6 @@ class GenerationOptions:
     max_examples: int | None = None
     #: seconds of checking one adapter may take; slower adapters get fewer examples
     time_budget_s: float = 12.0
-
-
-@dataclass(frozen=True)
-class Candidate:
-    finding: Finding
-    subject_policy: Policy
-    reference: str
-    origin: str
-    case: str | None
 
 
 def case_adapter_names(cases: Iterable[Case]) -> list[str]:
@@ -111,17 +96,17 @@ class Runner:
     """Fills the matrix; ``finish`` shrinks, gathers evidence and returns the result."""
 
     def __init__(self, selected: Selected, *, progress: ProgressFn | None = None, max_shrink_calls: int = 1500,
-                 jobs: int = 1, shrink_seconds: float | None = DEFAULT_SHRINK_SECONDS, long: bool = False) -> None:
+                 jobs: int = 1, shrink_seconds: float | None = DEFAULT_SHRINK_SECONDS) -> None:
         self.selected = selected
         self.progress = progress or (lambda phase, done, total: None)
         self.max_shrink_calls = max_shrink_calls
+        #: seconds the shrinker may spend on one finding (``--shrink-seconds``; None: no bound)
         self.shrink_seconds = shrink_seconds
-        #: the long input tier (--long, nightly): see harness.generate.long_inputs
-        self.long = long
         self.jobs = Jobs(self, jobs)
         self.matrix: dict[str, dict[str, Cell]] = {}
         self.records: list[DivergenceRecord] = []
-        self.documented_kinds = DocumentedKinds()
+        self.documentation = Documentation()
+        self._settler: Settler | None = None
         self._pending: list[Candidate] = []
         self.vocab_findings: dict[str, list[Finding]] = {}
         self.budgets: dict[str, int] = {}
@@ -141,29 +126,24 @@ class Runner:
         return self.matrix[adapter][check]
 
     def record(self, finding: Finding, adapter: Calls, reference: Calls, *, status: str, origin: str,
-                case: str | None, doc: DocumentedDivergence | None = None, extra: dict | None = None) -> None:
+                case: str | None, doc: DocumentedDivergence | None = None, extra: dict | None = None) -> DivergenceRecord:
         record = DivergenceRecord(
             adapter=adapter.name, reference=None if adapter is reference else reference.name,
             check=finding.check, encoding=adapter.info.encoding, status=status,  # type: ignore[arg-type]
             origin=origin, case=case, reason=doc.reason if doc else None,  # type: ignore[arg-type]
             doc_source=doc.source if doc else None, text=finding.text, kind=finding.kind,
             detail=finding.detail, evidence=gather(finding, adapter, reference, extra_outcomes=extra),
-            policy=finding.policy,
+            policy=finding.policy, domain=doc.domain if doc else None,
         )
         self.records.append(record)
         self.cell(adapter.name, finding.check).divergences.append(record)
+        return record
 
     # -- phase 1: vocabulary -------------------------------------------------------------
 
     def run_vocab(self) -> None:
         names = sorted(self.selected.calls)
-        for done, name in enumerate(names):
-            adapter = self.selected.calls[name]
-            reference = self.selected.reference_for(adapter.info.encoding)
-            report = check_vocab(adapter, reference)
-            self.cell(name, "vocab-consistency").inputs += report.inputs
-            self.vocab_findings[name] = report.sorted_findings()
-            self.progress("vocab", done + 1, len(names))
+        self.jobs.run("vocab", [[name] for name in names], progress=lambda n: self.progress("vocab", n, len(names)))
 
     # -- phase 2: cases ------------------------------------------------------------------
 
@@ -171,8 +151,9 @@ class Runner:
         for case in cases:
             if case.reference:
                 self._case_reference(case)  # built here, before any --jobs process forks
+        tasks = chunked(cases, CASES_PER_TASK)
         total = len(cases)
-        self.jobs.run("cases", chunked(cases, CASES_PER_TASK),
+        self.jobs.run("cases", tasks,
                       progress=lambda n: self.progress("cases", min(total, n * CASES_PER_TASK), total))
 
     def case_pairs(self, case: Case) -> list[tuple[Calls, Calls]]:
@@ -235,13 +216,16 @@ class Runner:
         doc = documented_for(case, adapter.name, check)
         cell = self.cell(adapter.name, check)
         if isinstance(result, Finding):
-            if doc is not None:
+            if doc is not None and doc.kind in (None, result.kind):
                 cell.inputs += 1
-                self.documented_kinds.add(adapter.name, check, result.kind)
-                self.record(result, adapter, reference, status="documented", origin="case", case=case.id, doc=doc)
-            elif in_domain:
+                record = self.record(result, adapter, reference, status="documented", origin="case", case=case.id, doc=doc)
+                self.documentation.add(adapter.name, check, result.kind, case.text, domain=doc.domain, record=record)
+                return
+            if in_domain:
                 cell.inputs += 1
                 self._pending.append(Candidate(result, case.policy, reference.name, "case", case.id))
+            if doc is not None:  # it declared another kind: that one did not reproduce
+                self._record_stale(case, adapter, reference, check, doc, result)
             return
         if result == UNSUPPORTED:
             cell.unsupported += 1
@@ -255,9 +239,14 @@ class Runner:
         if not findings:
             self._record_stale(case, adapter, reference, "vocab-consistency", doc, AGREE)
             return
-        for finding in findings:
-            self.documented_kinds.add(adapter.name, "vocab-consistency", finding.kind)
-        self.record(findings[0], adapter, reference, status="documented", origin="case", case=case.id, doc=doc)
+        matching = [f for f in findings if doc.kind in (None, f.kind)]
+        if not matching:
+            self._record_stale(case, adapter, reference, "vocab-consistency", doc, AGREE)
+            return
+        record = self.record(matching[0], adapter, reference, status="documented", origin="case", case=case.id, doc=doc)
+        for finding in matching:  # a vocabulary quirk: the tokens it shows on are its domain
+            self.documentation.add(adapter.name, "vocab-consistency", finding.kind, finding.text,
+                                   domain=doc.domain, record=record)
 
     def _record_stale(self, case: Case, adapter: Calls, reference: Calls, check: str,
                       doc: DocumentedDivergence, result: Result) -> None:
@@ -314,8 +303,7 @@ class Runner:
         tasks = chunked(units, TEXTS_PER_TASK)
         counts = [sum(len(u[1]) for u in task) for task in tasks]
         total = sum(counts)
-        self.jobs.run("generated", tasks,
-                      progress=lambda n: self.progress("generated", sum(counts[:n]), total))
+        self.jobs.run("generated", tasks, progress=lambda n: self.progress("generated", sum(counts[:n]), total))
 
     def run_generated_input(self, text: str, adapter: Calls, reference: Calls) -> None:
         if not (adapter.in_domain(text) and reference.in_domain(text)):
@@ -336,14 +324,11 @@ class Runner:
 
     # -- phase 4 and 5: judge, shrink, report --------------------------------------------
 
-    def explained(self, finding: Finding) -> bool:
-        return self.documented_kinds.explains(finding)
-
     def settle(self, candidates: list[Candidate] | None = None) -> list[DivergenceRecord]:
-        """Judge pending findings: explained ones are counted, the rest shrunk and recorded.
+        """Judge pending findings by input (:mod:`harness.run.settle`); return new unexpected records.
 
-        Returns the new unexpected records. With no argument, everything pending (the
-        vocabulary findings included) is settled, as ``finish`` does.
+        With no argument, everything pending (the vocabulary findings included) is
+        settled, as ``finish`` does.
         """
         if candidates is None:
             for name, findings in self.vocab_findings.items():
@@ -353,21 +338,11 @@ class Runner:
                     self._pending.append(Candidate(finding, ORDINARY, reference.name, "generated", None))
             self.vocab_findings = {}
             candidates, self._pending = self._pending, []
-        best: dict[tuple[str, str, str], dict[str, Candidate]] = {}
-        for candidate in candidates:
-            finding = candidate.finding
-            if self.explained(finding):
-                self.cell(finding.adapter, finding.check).explained += 1
-                continue
-            slot = best.setdefault((finding.adapter, finding.check, finding.kind), {})
-            current = slot.get(candidate.origin)
-            if current is None or _size(finding.text) < _size(current.finding.text):
-                slot[candidate.origin] = candidate
-        chosen = self._limit_kinds(best)
-        before = len(self.records)
-        self.jobs.run("shrink", [list(by_origin.values()) for _, by_origin in chosen],
-                      progress=lambda n: self.progress("shrink", n, len(chosen)))
-        return self.records[before:]
+        if self._settler is None:
+            self._settler = Settler(self, self.documentation, max_shrink_calls=self.max_shrink_calls,
+                                    shrink_seconds=self.shrink_seconds, shrink_many=self.jobs.shrink_many if self.jobs.parallel else None,
+                                    progress=lambda done, total: self.progress("shrink", done, total))
+        return self._settler.settle(candidates)
 
     def run_case_judged(self, case: Case, *, adapter: str | None = None) -> list[DivergenceRecord]:
         """One case (on one adapter, or all it applies to), judged at once.
@@ -408,30 +383,3 @@ class Runner:
             divergences=self.records, generated=self.generated, profile=self.profile,
             seed=self.seed, max_examples=self.max_examples, budgets=dict(self.budgets), notes=self.notes,
         )
-
-    @staticmethod
-    def _limit_kinds(best: dict[tuple[str, str, str], dict[str, Candidate]]) -> list[tuple[tuple[str, str, str], dict[str, Candidate]]]:
-        per_cell: dict[tuple[str, str], list[tuple[tuple[str, str, str], dict[str, Candidate]]]] = {}
-        for key, slot in sorted(best.items()):
-            per_cell.setdefault(key[:2], []).append((key, slot))
-        chosen = []
-        for entries in per_cell.values():
-            entries.sort(key=lambda e: min(_size(c.finding.text) for c in e[1].values()))
-            chosen.extend(entries[:_MAX_KINDS_PER_CELL])
-        return chosen
-
-    def _shrink_and_record(self, candidates: list[Candidate]) -> None:
-        results = []
-        for candidate in candidates:
-            adapter = self.selected.calls[candidate.finding.adapter]
-            reference = self.selected.calls[candidate.reference]
-            finding = shrink_finding(candidate.finding, adapter, reference, candidate.subject_policy,
-                                     max_calls=self.max_shrink_calls, max_seconds=self.shrink_seconds)
-            results.append((_size(finding.text), candidate.origin != "case", finding, candidate, adapter, reference))
-        results.sort(key=lambda r: r[:2])
-        _, _, finding, candidate, adapter, reference = results[0]
-        self.record(finding, adapter, reference, status="unexpected", origin=candidate.origin, case=candidate.case)
-
-
-def _size(text: str) -> tuple[int, list[tuple[int, int]]]:
-    return (len(text), [simplicity(ch) for ch in text])

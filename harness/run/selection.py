@@ -6,7 +6,12 @@
   they are compared with. ``--encoding`` keeps only adapters of those encodings.
 - An adapter that cannot be built is *unavailable* (its cells say so, with the reason);
   a provider whose entry point failed to import becomes an unavailable ``kind:*`` row.
-  Neither stops the run.
+  In a default run neither stops the run; but an adapter the user **asked for** (``--impl``,
+  ``--plugin``) that cannot run is a :class:`SelectionError` (exit 2) naming its reason:
+  a run that silently tested nothing of what was asked would pass.
+- An adapter that claims no encoding cannot be compared with anything: an error too.
+  So is an encoding with a pinned reference (``tiktoken:<encoding>``) that cannot run
+  while nothing else of that encoding can serve, unless ``--reference`` names one.
 - The reference of an encoding is ``--reference ENC=NAME`` if given, else
   ``tiktoken:<encoding>`` (GPT-2's ID space is named ``r50k_base``, so its reference is
   ``tiktoken:r50k_base``), else the adapter the cases most often name as ``reference``
@@ -171,9 +176,15 @@ def select(
     references: Mapping[str, str] | None = None,
     case_adapters: Iterable[str] = (),
     case_references: Iterable[str] = (),
+    required: Iterable[str] = (),
     isolation: Isolation | None = None,
 ) -> Selected:
-    """Build the adapters of a run and choose the references."""
+    """Build the adapters of a run and choose the references.
+
+    ``required``: names the user asked for (``--impl`` and ``--plugin`` adapters); one
+    that is unknown or unavailable is a :class:`SelectionError`. ``isolation``: which
+    adapters run in worker processes, with which limits (None: all in process).
+    """
     selected = Selected(registry, isolation=isolation)
     selected.preferred = list(case_references)
     wanted_encodings = set(encodings)
@@ -200,8 +211,37 @@ def select(
                 selected.rows[kind] = AdapterRow(kind, "unknown", "", None, False, reason)
     if wanted_encodings and not selected.rows:
         raise SelectionError(f"no adapter claims encoding(s) {', '.join(sorted(wanted_encodings))}; run `tokconf list`")
+    _require(selected, required)
     selected.choose_references(dict(references or {}))
+    _require_references(selected, dict(references or {}))
     return selected
+
+
+def _require(selected: Selected, required: Iterable[str]) -> None:
+    failed = []
+    for name in dict.fromkeys(required):
+        calls = selected.add(name)
+        if calls is None:
+            row = selected.rows.get(selected.aliases.get(name, name))
+            failed.append(f"  {name}: {row.reason if row else 'unavailable'}")
+        elif not calls.info.encoding:
+            failed.append(f"  {name}: claims no encoding (its `encoding` is empty): IDs cannot be compared "
+                          "with anything; set `encoding` to the ID space it reproduces, e.g. cl100k_base")
+    if failed:
+        raise SelectionError("asked for, but cannot run (nothing was tested):\n" + "\n".join(failed))
+
+
+def _require_references(selected: Selected, explicit: Mapping[str, str]) -> None:
+    """An encoding whose pinned reference cannot run, with nothing else to serve: exit 2."""
+    for encoding, name in sorted(selected.references.items()):
+        default = f"tiktoken:{encoding}"
+        if encoding in explicit or name != selected.group(encoding)[0].name or len(selected.group(encoding)) > 1:
+            continue
+        if default in selected.registry.names() and default in selected.rows and not selected.rows[default].available:
+            raise SelectionError(
+                f"no reference for {encoding}: {default} cannot run ({selected.rows[default].reason}), and "
+                f"{name} would be compared with itself; fix {default} or pass --reference {encoding}=ADAPTER"
+            )
 
 
 def _encoding_of(registry: Registry, name: str) -> str:

@@ -7,10 +7,17 @@ another language (issue 16: Node) implements exactly what is written here.
 Frames
 ------
 Each message is one **frame**: a 4-byte unsigned big-endian length ``N`` followed by
-``N`` bytes of JSON (RFC 8259) text encoding one object. The JSON is ASCII (written with
-``\uXXXX`` escapes), so no decoder has to think about the encoding of the frame itself.
-A frame is at most :data:`MAX_FRAME` bytes; a bigger length is a protocol error (a
-worker that printed something to its protocol stream, for instance).
+``N`` bytes of JSON (RFC 8259) text encoding one object with a ``"type"`` member. The
+JSON is ASCII (every non-ASCII code point written as ``\uXXXX``, astral ones as a
+surrogate pair of escapes), so no decoder has to think about the encoding of the frame
+itself; a reader must still accept UTF-8 JSON. A frame is at most :data:`MAX_FRAME`
+bytes; a bigger length is a protocol error (a worker that printed something to its
+protocol stream, for instance). Example, the ``exit`` message: ``00 00 00 10`` then the
+16 bytes ``{"type": "exit"}``.
+
+Why JSON and not msgpack: both ends are standard-library only (a worker may run in a
+bare virtualenv with nothing installed, or in Node), and the frames are small except
+for long inputs, whose strings JSON carries at about their own size.
 
 Messages, parent to worker
 --------------------------
@@ -28,20 +35,25 @@ Messages, parent to worker
 
 Messages, worker to parent
 --------------------------
-``{"type": "ready", "info": INFO, "network": NET, "pid": PID}``
-    the adapter is built. ``INFO`` is :class:`harness.calls.AdapterInfo` as JSON (see
-    :func:`info_to_json`); ``NET`` is ``{"namespace": bool, "socket_block": bool,
-    "detail": str}``: which network protection is in force.
+``{"type": "ready", "info": INFO, "network": NET, "pid": PID, "version": VERSION}``
+    the adapter is built. ``INFO`` is :class:`harness.calls.AdapterInfo` as JSON: an
+    object with one member per field of that dataclass, by field name, each a VALUE
+    (below); ``capabilities`` is likewise an object with one member per field of
+    :class:`harness.interface.Capabilities` (``alphabet``: an array of strings or
+    ``null``). A member left out takes the field's default (see :func:`info_from_json`).
+    ``NET`` is ``{"namespace": bool, "socket_block": bool, "detail": str}``: which
+    network protection is in force. ``VERSION``: the adapter library's version or ``null``.
 ``{"type": "error", "message": TEXT}``
     the adapter cannot be built here (the reason, for the report's unavailable row).
 ``{"type": "outcome", "n": SEQ, "outcome": OUTCOME}``
-    the answer to call ``SEQ``. With ``"follow"`` the worker also answers, right after a
-    successful encode, the calls a check asks next about the same IDs:
-    ``decode_bytes(ids)``, ``decode(ids, "replace")`` and ``token_bytes(id)`` for each
-    distinct ID, each as ``{"type": "outcome", "n": SEQ, "op": OP, "args": [...],
-    "outcome": OUTCOME}``. A frame with ``"op"`` is such a follow-up; the parent files it
-    under (op, args) without having asked. This is what makes one frame carry all the
-    calls of one input.
+    the answer to call ``SEQ``.
+``{"type": "follow", "n": SEQ, "calls": [[OP, [ARG, ...], OUTCOME], ...]}``
+    sent right after the outcome of a call that asked ``"follow": true`` (always, with an
+    empty array when the encode failed): the answers to what the checks ask next about
+    the IDs it returned, without being asked: ``decode_bytes(ids)``,
+    ``decode(ids, "replace")`` and ``token_bytes(id)`` for each distinct ID. The parent
+    files each under (OP, ARGS). This is what lets one round trip carry all the calls of
+    one input.
 
 Operations are the methods of :class:`harness.calls.InProcess`: ``encode(text, policy)``,
 ``encode_ordinary(text)``, ``encode_batch(texts, policy)``, ``decode_bytes(ids)``,
@@ -96,6 +108,7 @@ import base64
 import json
 import re
 import struct
+from dataclasses import fields
 from typing import Any, BinaryIO
 
 from harness.calls import AdapterInfo
@@ -257,35 +270,33 @@ def decode_outcome(data: dict[str, Any]) -> Outcome:
 
 
 def info_to_json(info: AdapterInfo) -> dict[str, Any]:
+    """Every field of ``info`` by name (so a field added to :class:`AdapterInfo` crosses
+    the boundary without a change here; :func:`_field_value` says how)."""
+    data = {f.name: _field_value(getattr(info, f.name)) for f in fields(info) if f.name != "capabilities"}
     caps = info.capabilities
-    return {
-        "name": encode_text(info.name),
-        "encoding": info.encoding,
-        "library": info.library,
-        "capabilities": {
-            "special_policy": caps.special_policy, "encode_ordinary": caps.encode_ordinary,
-            "batch": caps.batch, "trace": caps.trace, "pretokenize": caps.pretokenize,
-            "alphabet": None if caps.alphabet is None else [encode_text(c) for c in sorted(caps.alphabet)],
-            "notes": [encode_text(n) for n in caps.notes],
-        },
-        "special_tokens": [[encode_text(s), i] for s, i in info.special_tokens],
-        "provider": info.provider,
-        "custom_domain": info.custom_domain,
-    }
+    data["capabilities"] = {f.name: _field_value(getattr(caps, f.name)) for f in fields(caps)}
+    return data
+
+
+def _field_value(value: Any) -> Any:
+    if isinstance(value, frozenset):
+        return [encode_value(v) for v in sorted(value)]
+    return encode_value(value)
 
 
 def info_from_json(data: dict[str, Any]) -> AdapterInfo:
-    caps = data["capabilities"]
-    alphabet = caps.get("alphabet")
-    capabilities = Capabilities(
-        special_policy=caps["special_policy"], encode_ordinary=caps["encode_ordinary"], batch=caps["batch"],
-        trace=caps["trace"], pretokenize=caps["pretokenize"],
-        alphabet=None if alphabet is None else frozenset(decode_value(c) for c in alphabet),
-        notes=tuple(decode_value(n) for n in caps.get("notes", ())),
-    )
-    return AdapterInfo(
-        name=decode_value(data["name"]), encoding=data["encoding"], library=data["library"],
-        capabilities=capabilities,
-        special_tokens=tuple((decode_value(s), i) for s, i in data["special_tokens"]),
-        provider=data.get("provider", ""), custom_domain=bool(data.get("custom_domain")),
-    )
+    """The inverse of :func:`info_to_json`; a member left out takes the field's default."""
+    caps = data.get("capabilities") or {}
+    cap_values: dict[str, Any] = {}
+    for f in fields(Capabilities):
+        if f.name in caps:
+            value = decode_value(caps[f.name])
+            cap_values[f.name] = frozenset(value) if f.name == "alphabet" and value is not None else value
+    values: dict[str, Any] = {"capabilities": Capabilities(**cap_values)}
+    for f in fields(AdapterInfo):
+        if f.name in data and f.name != "capabilities":
+            values[f.name] = decode_value(data[f.name])
+    try:
+        return AdapterInfo(**values)
+    except TypeError as exc:
+        raise ProtocolError(f"the adapter info lacks a required field: {exc}") from exc

@@ -18,6 +18,8 @@ with the network refused. Every call into the foreign object returns plain data.
 
 from __future__ import annotations
 
+import ast
+
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -102,6 +104,19 @@ class SourceAdapter(Adapter):
             alphabet=self._alphabet(),
             notes=tuple(notes),
         )
+
+    def reproduce_flags(self) -> list[str]:
+        # the checkout this adapter read, so a copied command reads the same one
+        relative = Path(self.spec.source)
+        if relative.is_absolute() or not self.spec.root_env and not self._root_from_flags():
+            return []
+        root = self.path.parents[len(relative.parts) - 1]
+        return ["--source-root", f"{self.spec.name}={root}"]
+
+    def _root_from_flags(self) -> bool:
+        from implementations.source.roots import _root_for
+
+        return _root_for(self.spec)[0] is not None
 
     def _require_methods(self) -> None:
         wanted = [("encode.method", self.spec.encode_method), ("decode.method", self.spec.decode_method),
@@ -316,10 +331,18 @@ def spec_from_argument(argument: str) -> SourceSpec:
 
 
 def _check(spec: SourceSpec) -> str | None:
+    """Why the adapter would not build, from what is cheap to know: the file, its syntax,
+    the vocabularies it names. (A NameError while building still needs ``--build``.)"""
     try:
-        locate_source(spec)
+        path = locate_source(spec)
     except SourceUnavailable as exc:
         return str(exc)
+    if path.suffix == ".py":
+        try:
+            ast.parse(path.read_bytes(), filename=str(path))
+        except SyntaxError as exc:
+            return (f"{path}:{exc.lineno}: the source does not parse ({exc.msg}); fix the file or "
+                    "point --source-root at a checkout where it parses")
     for name in _vocab_files_needed(spec):
         reason = vocab_unavailable_reason(name)
         if reason is not None:

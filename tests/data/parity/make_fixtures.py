@@ -52,7 +52,9 @@ def div(ident: str, adapter_name: str, check: str, encoding: str, status: str, t
         reference: str | None, outcomes: dict[str, Any], piece_map: dict[str, list[str]] | None = None,
         first: int | None = None, chunk: str | None = None, reason: str | None = None,
         source: str | None = None, case: str | None = None, traces: dict[str, Any] | None = None,
-        piece_bytes: dict[str, list[str]] | None = None) -> dict[str, Any]:
+        piece_bytes: dict[str, list[str]] | None = None, kind: str = "ids", detail: str = "",
+        occurrences: int = 1, absorbed: int = 0, examples: list[str] | None = None,
+        domain: dict[str, Any] | None = None) -> dict[str, Any]:
     impls = " ".join(f"--impl {n}" for n in [reference, adapter_name] if n)
     quoted = escape_text(text).replace("'", "'\\''")
     out = {
@@ -63,6 +65,10 @@ def div(ident: str, adapter_name: str, check: str, encoding: str, status: str, t
         "first_difference": first, "first_differing_chunk": chunk, "outcomes": outcomes,
         "pieces": piece_map or {}, "traces": traces or {},
         "reproduce": f"tokconf encode --escapes {impls} -- '{quoted}'",
+        "symptoms": [{"check": check, "kind": kind, "kind_words": kind, "detail": detail}],
+        "occurrences": occurrences, "absorbed": absorbed,
+        "absorbed_examples": [{"text": x, "escaped": escape_text(x)} for x in (examples or [])],
+        "domain": domain,
     }
     if piece_bytes:
         out["piece_bytes"] = piece_bytes
@@ -86,7 +92,7 @@ def run_doc(run_id: str, libs: dict[str, str | None], adapters: list[dict[str, A
     counts = Counter(cell["status"] for row in matrix.values() for cell in row.values())
     day = run_id[:4] + "-" + run_id[4:6] + "-" + run_id[6:8]
     return {
-        "schema_version": 1,
+        "schema_version": 2,
         "tool": {"name": "tokconf", "version": "0.1.0"},
         "run": {"id": run_id, "started": f"{day}T07:15:00Z", "finished": f"{day}T07:17:04.500000Z",
                 "duration_s": 124.5, "argv": ["tokconf", "run", "--plugin", "tests.wrong_adapters:left_to_right"],

@@ -1,0 +1,104 @@
+"""The input domain of a documented divergence: which other inputs share its cause.
+
+A documented divergence explains its own case input. When the quirk is a *class* of
+inputs (every text with a lone surrogate, every character the adapter's Unicode tables do
+not know), the case declares that class as a ``domain``; a finding elsewhere in the run is
+then documented only if its *shrunk* input lies inside it. Every condition given must
+hold (they are ANDed):
+
+- ``regex``: the input contains a match of this pattern (the ``regex`` module, so
+  ``\\p{L}`` and friends work; searched, not anchored: anchor it yourself);
+- ``chars``: the input contains at least one of these characters;
+- ``ranges``: the input contains a code point in one of these ranges
+  (``"U+323B0..U+3347F"``, or one code point ``"U+1F600"``).
+
+Keep a domain as narrow as the cause: the run reports how many findings each documented
+divergence absorbed, with examples, so an over-broad one shows.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+__all__ = ["Domain", "DomainError", "parse_range"]
+
+_RANGE = re.compile(r"U\+([0-9A-F]{4,6})(?:\.\.U\+([0-9A-F]{4,6}))?")
+
+
+class DomainError(ValueError):
+    """A domain field that cannot be used; the message says which and how to fix it."""
+
+
+def parse_range(text: str) -> tuple[int, int]:
+    """``"U+0041..U+005A"`` -> ``(0x41, 0x5A)``; a single code point is a range of one.
+
+    >>> parse_range("U+0041..U+005A"), parse_range("U+1F600")
+    ((65, 90), (128512, 128512))
+    """
+    match = _RANGE.fullmatch(text)
+    if match is None:
+        raise DomainError(f"a code point range like 'U+0041..U+005A' or 'U+1F600', not {text!r}")
+    low = int(match.group(1), 16)
+    high = int(match.group(2), 16) if match.group(2) else low
+    if low > high or high > 0x10FFFF:
+        raise DomainError(f"a range from low to high within U+0000..U+10FFFF, not {text!r}")
+    return low, high
+
+
+@dataclass(frozen=True)
+class Domain:
+    """A class of inputs; :meth:`contains` says whether a text is in it.
+
+    >>> Domain(chars="\\ud800").contains("a\\ud800b"), Domain(chars="\\ud800").contains("ab")
+    (True, False)
+    >>> d = Domain(regex=r"\\p{Nd}{4}", ranges=((0x30, 0x39),))
+    >>> d.contains("x 1234"), d.contains("x 123")
+    (True, False)
+    """
+
+    regex: str | None = None
+    chars: str | None = None
+    ranges: tuple[tuple[int, int], ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.regex is None and not self.chars and not self.ranges:
+            raise DomainError("a domain needs at least one of regex, chars, ranges")
+        if self.regex is not None:
+            self._compiled  # noqa: B018 -- compile now, so a bad pattern fails at load time
+
+    @cached_property
+    def _compiled(self) -> Any:
+        import regex  # the pattern dialect of the tokenizers under test
+
+        try:
+            return regex.compile(self.regex)
+        except regex.error as exc:
+            raise DomainError(f"a valid `regex` pattern: {exc}") from exc
+
+    def contains(self, text: str) -> bool:
+        if self.chars and not any(ch in text for ch in self.chars):
+            return False
+        if self.ranges and not any(low <= ord(ch) <= high for ch in text for low, high in self.ranges):
+            return False
+        if self.regex is not None and self._compiled.search(text) is None:
+            return False
+        return True
+
+    def describe(self) -> str:
+        """One line for reports: ``regex /…/, chars '…', ranges U+…``."""
+        parts = []
+        if self.regex is not None:
+            parts.append(f"regex /{self.regex}/")
+        if self.chars:
+            parts.append("chars " + ascii(self.chars))
+        if self.ranges:
+            parts.append("ranges " + ", ".join(f"U+{a:04X}..U+{b:04X}" if a != b else f"U+{a:04X}"
+                                               for a, b in self.ranges))
+        return ", ".join(parts)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"regex": self.regex, "chars": self.chars,
+                "ranges": [[a, b] for a, b in self.ranges], "describe": self.describe()}

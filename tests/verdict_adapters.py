@@ -1,0 +1,62 @@
+"""Adapters with a documented quirk and, optionally, a second unrelated bug of the same kind.
+
+Both wrap tiktoken's cl100k_base (see :mod:`tests.wrong_adapters`):
+
+- ``verdict:quirk``: every emoji of the block U+1F600..U+1F64F is encoded byte by byte
+  (a *segmentation* difference: the same bytes in other tokens). The test cases document
+  it with that block as the domain.
+- ``verdict:two-faults``: the same quirk, plus "the" encoded as "t" + "he": another
+  segmentation difference on one of the most common English words, which nothing
+  documents. A documented quirk of the same kind must not hide it.
+
+    python -m harness run --plugin tests.verdict_adapters:two_faults
+"""
+
+from __future__ import annotations
+
+import regex
+
+from harness.registry import AdapterSpec
+from tests.wrong_adapters import ENCODING, _Wrapped
+
+_EMOJI = regex.compile("[\U0001F600-\U0001F64F]")
+
+
+class Quirk(_Wrapped):
+    name = "verdict:quirk"
+
+    def encode(self, text, *, allowed_special=frozenset(), disallowed_special="all"):  # type: ignore[no-untyped-def]
+        ids: list[int] = []
+        last = 0
+        for match in _EMOJI.finditer(text):
+            ids += self.ordinary(text[last:match.start()], allowed_special, disallowed_special)
+            ids += [self.inner.native.encode_single_token(bytes([b])) for b in match.group().encode()]
+            last = match.end()
+        return ids + self.ordinary(text[last:], allowed_special, disallowed_special)
+
+    def ordinary(self, text: str, allowed_special, disallowed_special) -> list[int]:  # type: ignore[no-untyped-def]
+        return super().encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
+
+
+class TwoFaults(Quirk):
+    name = "verdict:two-faults"
+
+    def ordinary(self, text: str, allowed_special, disallowed_special) -> list[int]:  # type: ignore[no-untyped-def]
+        parts = text.split("the")
+        ids = super().ordinary(parts[0], allowed_special, disallowed_special)
+        for part in parts[1:]:
+            ids += self.inner.native.encode_ordinary("t") + self.inner.native.encode_ordinary("he")
+            ids += super().ordinary(part, allowed_special, disallowed_special)
+        return ids
+
+
+def _spec(cls: type) -> AdapterSpec:
+    return AdapterSpec(name=cls.name, encoding=ENCODING, factory=cls, library="tiktoken")
+
+
+def quirk() -> list[AdapterSpec]:
+    return [_spec(Quirk)]
+
+
+def two_faults() -> list[AdapterSpec]:
+    return [_spec(TwoFaults)]
