@@ -23,7 +23,7 @@ from harness.cases.model import Policy
 from harness.interface import Adapter, Capabilities
 from harness.outcomes import Outcome, capture
 
-__all__ = ["AdapterInfo", "Calls", "Executor", "InProcess", "policy_kwargs"]
+__all__ = ["AdapterInfo", "Calls", "Executor", "InProcess", "policy_kwargs", "surface_from_data", "surface_to_data"]
 
 
 def policy_kwargs(policy: Policy) -> dict[str, Any]:
@@ -117,7 +117,52 @@ class InProcess:
             return capture("other", a.trace, args[0], classify=classify)
         if op == "in_domain":
             return capture("other", a.in_domain, args[0], classify=classify)
+        if op == "api_surface":
+            return _surface(capture("other", a.api_surface, args[0], classify=classify))
+        if op == "api_attributes":
+            return _surface(capture("other", a.api_attributes, classify=classify))
         raise ValueError(f"unknown adapter operation {op!r}")
+
+
+def surface_to_data(pairs: Any) -> tuple[tuple[Any, ...], ...]:
+    """(path, Outcome) pairs as plain tuples, so a whole API surface crosses the worker
+    protocol as one value: ``(path, "ok", value)`` or ``(path, kind, category, native_type,
+    message)``. ``TypeError`` if ``pairs`` is not a list of (str, Outcome).
+
+    >>> surface_to_data([("encode[default]", Outcome.ok([1, 2]))])
+    (('encode[default]', 'ok', (1, 2)),)
+    """
+    rows = []
+    for item in pairs:
+        if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str) and isinstance(item[1], Outcome)):
+            raise TypeError(f"an API surface is a list of (path, Outcome) pairs, not {type(item).__name__}")
+        path, outcome = item
+        if outcome.kind == "ok":
+            rows.append((path, "ok", outcome.value))
+        else:
+            rows.append((path, outcome.kind, outcome.category, outcome.native_type, outcome.message))
+    return tuple(rows)
+
+
+def surface_from_data(data: Any) -> dict[str, Outcome]:
+    """The inverse of :func:`surface_to_data`: path -> Outcome, in the adapter's order."""
+    out: dict[str, Outcome] = {}
+    for row in data:
+        path, kind = row[0], row[1]
+        if kind == "ok":
+            out[path] = Outcome.ok(row[2])
+        else:
+            out[path] = Outcome(kind=kind, category=row[2], native_type=row[3], message=row[4])
+    return out
+
+
+def _surface(outcome: Outcome) -> Outcome:
+    if not outcome.is_ok:
+        return outcome
+    try:
+        return Outcome.ok(surface_to_data(outcome.value))
+    except TypeError as exc:
+        return Outcome.raised("internal-error", "tokconf.BadReturnValue", str(exc))
 
 
 def _is_ids(value: Any) -> bool:
@@ -244,6 +289,14 @@ class Calls:
 
     def trace(self, text: str) -> Outcome:
         return self._call("trace", text)
+
+    def api_surface(self, text: str) -> Outcome:
+        """Every public path of the adapter's library on ``text``: an outcome whose value
+        :func:`surface_from_data` reads (``unsupported`` for adapters without one)."""
+        return self._call("api_surface", text)
+
+    def api_attributes(self) -> Outcome:
+        return self._call("api_attributes")
 
     def token_bytes(self, token_id: int) -> Outcome:
         if token_id not in self._pieces:

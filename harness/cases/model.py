@@ -34,6 +34,7 @@ CHECKS: tuple[str, ...] = (
     "batch",  # encode_batch == [encode(t) for t]
     "error-category",  # failures agree in category with the reference
     "pretokenize-coverage",  # pre-token chunks concatenate back to the input
+    "api-surface",  # every public path of the library agrees within a release, and across releases
     "vocab-consistency",  # every ID round-trips, special IDs unique and disjoint
 )
 

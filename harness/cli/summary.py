@@ -24,7 +24,7 @@ CODES = {"agree": "ok", "documented": "doc", "unexpected": "FAIL", "stale": "STA
          "unsupported": "-", "unavailable": "n/a"}
 SHORT = {"id-parity": "ids", "expected": "exp", "round-trip": "rt", "per-token-decode": "ptd",
          "decode": "dec", "special-policy": "spc", "encode-ordinary": "ord", "batch": "bat",
-         "error-category": "err", "pretokenize-coverage": "pre", "vocab-consistency": "voc"}
+         "error-category": "err", "pretokenize-coverage": "pre", "api-surface": "api", "vocab-consistency": "voc"}
 _INPUTS = 8  # "  inputs" column
 
 

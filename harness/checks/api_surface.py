@@ -1,0 +1,213 @@
+"""**api-surface**: every public path of a library, consistent within a release and
+unchanged across releases.
+
+Users of tiktoken do not only call ``encode``: they call ``encode_batch``,
+``encode_to_numpy``, ``decode_with_offsets``, ``decode_tokens_bytes``... An adapter that
+declares :attr:`~harness.interface.Capabilities.api_surface` walks all of them on an input
+(:meth:`harness.calls.Calls.api_surface`; the paths are listed in
+:mod:`implementations.tiktoken_surface` and :mod:`implementations.hf.surface`). Two things
+are judged:
+
+1. **Within one release** (:data:`RULES`): paths that must agree do (``encode_batch([t])``
+   is ``[encode(t)]`` under each policy, ``decode_bytes`` is the join of
+   ``decode_tokens_bytes``, ``decode(errors="strict")`` succeeds exactly when the bytes are
+   UTF-8, the raw byte path ``_encode_bytes`` gives ``encode_ordinary``'s IDs on valid
+   UTF-8 and always decodes back to its bytes, ...). A disagreement is a divergence of
+   that release: kind ``inconsistent:<path>~<path>:<shape>|<shape>``.
+2. **Across releases**: where the reference walks the same library's surface (the
+   installed tiktoken beside ``tiktoken@0.9.0`` from ``tokconf env add``), each path both
+   releases have is compared: values, or error category *and* native type, since a
+   ``KeyError`` that became a ``ValueError`` breaks ``except KeyError:`` in user code.
+   Decode paths are compared only where both releases encoded the input to the same IDs
+   (otherwise they decode different things, and id-parity has said so). Kind
+   ``changed:<path>:<shape>|<shape>``.
+
+One finding per input: the first difference in path order names the kind; the detail
+lists every differing path.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from harness.calls import Calls, surface_from_data
+from harness.checks.base import AGREE, SKIP, UNSUPPORTED, Result, Subject, expected_text, shape
+from harness.outcomes import Outcome
+
+__all__ = ["RULES", "check_api_surface", "outcome_key", "surface_of"]
+
+Surface = dict[str, Outcome]
+
+
+def surface_of(calls: Calls, text: str) -> Surface | None:
+    """``calls``' API surface on ``text`` (path -> outcome); ``None`` if it has none."""
+    if not calls.info.capabilities.api_surface:
+        return None
+    outcome = calls.api_surface(text)
+    if outcome.is_unsupported:
+        return None
+    if not outcome.is_ok:
+        return {"api_surface": outcome}  # the walk itself failed: that is its one path
+    return surface_from_data(outcome.value)
+
+
+def outcome_key(outcome: Outcome) -> tuple[Any, ...]:
+    """What must match across releases: the value, or kind + category + native type."""
+    if outcome.is_ok:
+        return ("ok", outcome.value)
+    return (outcome.kind, outcome.category, outcome.native_type)
+
+
+def _wrap(o: Outcome) -> Outcome:
+    return Outcome.ok((o.value,)) if o.is_ok else o
+
+
+def _join(o: Outcome) -> Outcome:
+    return Outcome.ok(b"".join(o.value)) if o.is_ok else o
+
+
+def _utf8(errors: str) -> Callable[[Outcome], Outcome]:
+    def convert(o: Outcome) -> Outcome:
+        if not o.is_ok:
+            return o
+        try:
+            return Outcome.ok(bytes(o.value).decode("utf-8", errors=errors))
+        except UnicodeDecodeError as exc:
+            return Outcome.raised("invalid-utf8", "builtins.UnicodeDecodeError", str(exc))
+    return convert
+
+
+def _offsets_text(o: Outcome) -> Outcome:
+    return Outcome.ok(o.value[0]) if o.is_ok else o
+
+
+def _same(o: Outcome) -> Outcome:
+    return o
+
+
+#: (surface family, path, derived-from path, how the second becomes the first's expectation).
+#: A rule applies when both paths are present and neither is unsupported.
+RULES: tuple[tuple[str, str, str, Callable[[Outcome], Outcome]], ...] = (
+    *(("tiktoken", f"encode_batch[{p}]", f"encode[{p}]", _wrap) for p in ("default", "all", "ordinary", "one")),
+    *(("tiktoken", f"encode_to_numpy[{p}]", f"encode[{p}]", _same) for p in ("default", "all", "ordinary", "one")),
+    ("tiktoken", "encode_ordinary_batch", "encode_ordinary", _wrap),
+    ("tiktoken", "decode_tokens_bytes", "decode_single_token_bytes", _same),
+    ("tiktoken", "decode_bytes", "decode_tokens_bytes", _join),
+    ("tiktoken", "decode[replace]", "decode_bytes", _utf8("replace")),
+    ("tiktoken", "decode[strict]", "decode_bytes", _utf8("strict")),
+    ("tiktoken", "decode_with_offsets", "decode[strict]", _same),
+    ("tiktoken", "decode_batch", "decode[replace]", _wrap),
+    ("tiktoken", "decode_bytes_batch", "decode_bytes", _wrap),
+    ("tiktoken", "encode_single_token[pieces]", "encode[all]", _same),
+    *(("tokenizers", f"encode_batch[{p}]", f"encode[{p}]", _wrap) for p in ("special", "plain")),
+    ("tokenizers", "decode_batch[keep]", "decode[keep]", _wrap),
+)
+
+#: Paths whose input is the IDs an encode path produced (compared across releases only
+#: when those IDs agree).
+_DECODE_SOURCES = {"tiktoken": ("encode[all]", "encode_ordinary"), "tokenizers": ("encode[plain]",)}
+
+
+def _agrees(got: Outcome, want: Outcome) -> bool:
+    if got.is_ok and want.is_ok:
+        return got.value == want.value
+    return got.kind == want.kind and got.category == want.category
+
+
+def _inconsistencies(family: str, surface: Surface, text: str, calls: Calls) -> list[tuple[str, str, Outcome, Outcome]]:
+    found = []
+    for fam, path, source, convert in RULES:
+        if fam != family or path not in surface or source not in surface:
+            continue
+        got, base = surface[path], surface[source]
+        if got.is_unsupported or base.is_unsupported or (path == "encode_single_token[pieces]" and not base.is_ok):
+            continue  # (the pieces came from encode_ordinary when encode[all] raised)
+        if path == "decode_with_offsets":
+            got = _offsets_text(got)
+            ids = surface.get("encode[all]")
+            offsets = surface[path].value[1] if surface[path].is_ok else None
+            if offsets is not None and ids is not None and ids.is_ok and len(offsets) != len(ids.value):
+                found.append((path, "encode[all]", Outcome.ok(len(offsets)), Outcome.ok(len(ids.value))))
+                continue
+        want = convert(base)
+        if not _agrees(got, want):
+            found.append((path, source, got, want))
+    if family == "tiktoken":
+        found += _raw_bytes(surface, text, calls)
+    return found
+
+
+def _raw_bytes(surface: Surface, text: str, calls: Calls) -> list[tuple[str, str, Outcome, Outcome]]:
+    """``_encode_bytes``: encode_ordinary's IDs on valid UTF-8; always back to its bytes."""
+    raw, ordinary = surface.get("_encode_bytes"), surface.get("encode_ordinary")
+    if raw is None or raw.is_unsupported:
+        return []
+    found = []
+    if expected_text(text) == text and ordinary is not None and ordinary.is_ok and not _agrees(raw, ordinary):
+        found.append(("_encode_bytes", "encode_ordinary", raw, ordinary))
+    if raw.is_ok:
+        back = calls.decode_bytes(raw.value)
+        data = text.encode("utf-8", "surrogatepass")
+        if not (back.is_ok and back.value == data):
+            found.append(("_encode_bytes→decode_bytes", "input bytes", back, Outcome.ok(data)))
+    return found
+
+
+def _changes(family: str, mine: Surface, theirs: Surface) -> list[tuple[str, Outcome, Outcome]]:
+    sources = _DECODE_SOURCES.get(family, ())
+    same_ids = next((mine[s].value == theirs[s].value for s in sources
+                     if s in mine and s in theirs and mine[s].is_ok and theirs[s].is_ok), False)
+    decode_paths = _decode_paths(mine, sources)
+    changed = []
+    for path, outcome in mine.items():
+        other = theirs.get(path)
+        if other is None or outcome.is_unsupported or other.is_unsupported:
+            continue
+        if path in decode_paths and not same_ids:
+            continue
+        if outcome_key(outcome) != outcome_key(other):
+            changed.append((path, outcome, other))
+    return changed
+
+
+def _decode_paths(surface: Surface, sources: tuple[str, ...]) -> set[str]:
+    """Paths after the decode source in walk order: they take its IDs as input."""
+    paths = list(surface)
+    starts = [paths.index(s) for s in sources if s in paths]
+    if not starts:
+        return set()
+    first_decode = next((i for i, p in enumerate(paths) if p.startswith("decode")), len(paths))
+    return set(paths[first_decode:])
+
+
+def _label(outcome: Outcome) -> str:
+    if outcome.kind == "raised":
+        return f"{shape(outcome)}({outcome.native_type})"
+    return shape(outcome)
+
+
+def check_api_surface(subject: Subject) -> Result:
+    mine = surface_of(subject.adapter, subject.text)
+    if mine is None:
+        return UNSUPPORTED
+    family = subject.adapter.info.capabilities.api_surface or ""
+    problems: list[str] = []
+    outcomes: list[tuple[str, Outcome]] = []
+    kind = ""
+    for path, source, got, want in _inconsistencies(family, mine, subject.text, subject.adapter):
+        kind = kind or f"inconsistent:{path}~{source}:{shape(got)}|{shape(want)}"
+        problems.append(f"{path} gives {got.describe()[:160]}, but {source} implies {want.describe()[:160]}")
+        outcomes += [(f"{subject.name} {path}", got), (f"{subject.name} {source} implies", want)]
+    reference = subject.reference
+    if not subject.is_reference and reference.info.capabilities.api_surface == family:
+        theirs = surface_of(reference, subject.text)
+        for path, got, want in _changes(family, mine, theirs or {}):
+            kind = kind or f"changed:{path}:{_label(got)}|{_label(want)}"
+            problems.append(f"{path}: {got.describe()[:160]} where {reference.name} gives {want.describe()[:160]}")
+            outcomes += [(f"{subject.name} {path}", got), (f"{reference.name} {path}", want)]
+    if not problems:
+        return AGREE if mine else SKIP
+    ids = tuple((label, o.value) for label, o in outcomes[:2]
+                if o.is_ok and isinstance(o.value, tuple) and all(type(i) is int for i in o.value))
+    return subject.finding("api-surface", kind, "; ".join(problems), outcomes=tuple(outcomes[:8]),
+                           ids=ids if len(ids) == 2 else ())
