@@ -70,6 +70,13 @@ class AdapterSpec:
     #: Cheap availability probe: returns the reason it is unavailable, or None.
     check: Callable[[], str | None] | None = field(default=None, compare=False)
     provider: str = ""
+    #: the library's version when it is known without importing it here (an adapter of
+    #: another environment, :mod:`harness.envs`); None: ``library_version(library)``
+    version: str | None = None
+
+    @property
+    def library_version(self) -> str | None:
+        return self.version or library_version(self.library)
 
     @property
     def kind(self) -> str:
@@ -146,16 +153,19 @@ class Registry:
 
     def load_entry_points(self) -> None:
         for entry_point in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
-            provider = f"entry point {entry_point.name} = {entry_point.value}"
-            try:
-                self.add(entry_point.load(), provider=provider)
-            except DuplicateAdapter:
-                raise
-            except Exception as exc:
-                # one broken provider must not hide the others; it shows up in `list`
-                self._failed[f"{entry_point.name}:*"] = (
-                    f"{provider} failed to load: {type(exc).__name__}: {exc}"
-                )
+            self.load_entry_point(entry_point.name, entry_point.value, load=entry_point.load)
+
+    def load_entry_point(self, name: str, value: str, *, load: Callable[[], Any] | None = None) -> None:
+        """Register the entry point ``name = value`` (``module:attr``); also for one given
+        by hand, as a worker in another environment gets tokconf's own families."""
+        provider = f"entry point {name} = {value}"
+        try:
+            self.add(load() if load is not None else _import_target(value), provider=provider)
+        except DuplicateAdapter:
+            raise
+        except Exception as exc:
+            # one broken provider must not hide the others; it shows up in `list`
+            self._failed[f"{name}:*"] = f"{provider} failed to load: {type(exc).__name__}: {exc}"
 
     def load_plugin(self, target: str) -> list[str]:
         """Register ``module:attr``; returns the adapter names it added."""
@@ -264,6 +274,14 @@ class Registry:
         return iter(self.specs())
 
 
+def _import_target(value: str) -> Any:
+    module, _, attr = value.partition(":")
+    target: Any = importlib.import_module(module.strip())
+    for part in attr.strip().split(".") if attr else ():
+        target = getattr(target, part)
+    return target
+
+
 def _with_provider(spec: AdapterSpec, provider: str) -> AdapterSpec:
     if spec.provider:
         return spec
@@ -275,6 +293,7 @@ def _with_provider(spec: AdapterSpec, provider: str) -> AdapterSpec:
         description=spec.description,
         check=spec.check,
         provider=provider,
+        version=spec.version,
     )
 
 

@@ -6,7 +6,6 @@ import argparse
 import json
 
 from harness.cli import EXIT_OK, apply_common
-from harness.registry import library_version
 
 
 def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
@@ -32,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
                 "name": spec.name,
                 "encoding": spec.encoding,
                 "library": spec.library,
-                "version": library_version(spec.library),
+                "version": spec.library_version,
                 "available": reason is None,
                 "reason": reason,
                 "provider": spec.provider,

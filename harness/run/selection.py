@@ -87,7 +87,7 @@ class Selected:
             calls, version, isolated = self._build(spec)
         except AdapterUnavailable as exc:
             self.rows[spec.name] = AdapterRow(spec.name, spec.encoding, spec.library,
-                                              library_version(spec.library), False, str(exc) or "unavailable",
+                                              spec.library_version, False, str(exc) or "unavailable",
                                               provider=spec.provider)
             return None
         info = calls.info
@@ -104,6 +104,16 @@ class Selected:
     def _build(self, spec: AdapterSpec) -> tuple[Calls, str | None, str | None]:
         """The adapter's calls, its library version, and how it is isolated (None: in process)."""
         isolation = self.isolation
+        from harness.envs.family import env_executor, is_env_adapter
+
+        if is_env_adapter(spec.name):
+            # another environment's adapter: always its own worker (with the run's limits)
+            reason = spec.unavailable_reason()
+            if reason is not None:
+                raise AdapterUnavailable(reason)
+            executor = env_executor(spec.name, isolation)
+            network = executor.network.detail if executor.network else "unknown"
+            return Calls(executor), executor.version, f"worker process ({executor.info.provider}); network: {network}"
         if isolation is None or not isolation.isolates(spec.name, spec.provider):
             adapter = self.registry.get(spec.name)
             library = adapter.library or spec.library

@@ -98,6 +98,7 @@ class WorkerExecutor:
 
     def _start(self) -> AdapterInfo:
         env = dict(os.environ)
+        env.update(dict(self.isolation.environ))
         env["PYTHONPATH"] = os.pathsep.join(p for p in (harness_root(), env.get("PYTHONPATH", "")) if p)
         self._stderr = tempfile.TemporaryFile()
         self._buffer = bytearray()

@@ -57,6 +57,10 @@ class WorkerSetup:
     claims: tuple[tuple[str, str], ...] = ()
     #: folders put first on the worker's import path (where plugins are imported from)
     path: tuple[str, ...] = ()
+    #: (name, "module:attr") entry points registered besides the worker's own: tokconf's
+    #: built-in families, for a worker in another environment where tokconf's source is
+    #: importable but not installed (:mod:`harness.envs`)
+    entry_points: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def from_registry(cls, registry: Any, *, vocab_dir: str | None = None,
@@ -71,13 +75,15 @@ class WorkerSetup:
     def to_json(self) -> dict[str, Any]:
         return {"plugins": list(self.plugins), "vocab_dir": self.vocab_dir,
                 "source_roots": [list(r) for r in self.source_roots],
-                "claims": [list(c) for c in self.claims], "path": list(self.path)}
+                "claims": [list(c) for c in self.claims], "path": list(self.path),
+                "entry_points": [list(e) for e in self.entry_points]}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> WorkerSetup:
         return cls(plugins=tuple(data.get("plugins", ())), vocab_dir=data.get("vocab_dir"),
                    source_roots=tuple((s, f) for s, f in data.get("source_roots", ())),
-                   claims=tuple((n, e) for n, e in data.get("claims", ())), path=tuple(data.get("path", ())))
+                   claims=tuple((n, e) for n, e in data.get("claims", ())), path=tuple(data.get("path", ())),
+                   entry_points=tuple((n, v) for n, v in data.get("entry_points", ())))
 
     def build(self, name: str) -> Any:
         """In the worker: apply the setup and build ``name`` (``AdapterUnavailable`` if it cannot)."""
@@ -96,6 +102,8 @@ class WorkerSetup:
             set_source_root(folder, spec=spec_name)
         try:
             registry = default_registry(plugins=self.plugins)
+            for ep_name, value in self.entry_points:
+                registry.load_entry_point(ep_name, value)
             for claimed, encoding in self.claims:
                 if claimed not in registry.names():
                     from implementations.hf.tokenizer_json import hf_json_spec
@@ -127,6 +135,9 @@ class Isolation:
     python: str = field(default_factory=lambda: sys.executable)
     #: try a network namespace (the socket block is always on)
     network_namespace: bool = True
+    #: environment variables set for the worker besides the parent's own (``TIKTOKEN_CACHE_DIR``
+    #: for a worker in another environment)
+    environ: tuple[tuple[str, str], ...] = ()
     setup: WorkerSetup = WorkerSetup()
 
     def isolates(self, name: str, provider: str) -> bool:
