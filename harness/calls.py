@@ -23,7 +23,8 @@ from harness.cases.model import Policy
 from harness.interface import Adapter, Capabilities
 from harness.outcomes import Outcome, capture
 
-__all__ = ["AdapterInfo", "Calls", "Executor", "InProcess", "policy_kwargs", "surface_from_data", "surface_to_data"]
+__all__ = ["AdapterInfo", "Calls", "Executor", "InProcess", "checked_outcome", "policy_kwargs", "surface_from_data",
+           "surface_to_data"]
 
 
 def policy_kwargs(policy: Policy) -> dict[str, Any]:
@@ -202,6 +203,11 @@ def _checked(op: str, outcome: Outcome) -> Outcome:
         return outcome
     return Outcome.raised("internal-error", "tokconf.BadReturnValue",
                           f"{op} returned {type(outcome.value).__name__}, expected {wanted}")
+
+
+#: For executors whose worker is not Python (:mod:`harness.worker.node`): the same checks
+#: on what a call returned, applied to the decoded answer.
+checked_outcome = _checked
 
 
 class Calls:

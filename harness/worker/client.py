@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterable
 
-from harness.calls import AdapterInfo
+from harness.calls import AdapterInfo, checked_outcome
 from harness.outcomes import Outcome
 from harness.registry import AdapterUnavailable
 from harness.worker.limits import NetworkProtection, crash_cause
@@ -108,7 +108,7 @@ class WorkerExecutor:
         except OSError as exc:
             raise AdapterUnavailable(f"cannot start a worker with {self.isolation.python}: {exc}") from exc
         self._owner = os.getpid()
-        load = {"type": "load", "adapter": self.name, "setup": self.isolation.setup.to_json()}
+        load = {"type": "load", "adapter": self.name, "setup": self._setup_json()}
         try:
             self._send(encode_frame(load))
             reply = self._receive(_START_TIMEOUT_S)
@@ -127,6 +127,10 @@ class WorkerExecutor:
         self.network = NetworkProtection.from_json(reply.get("network", {}))
         self.version = reply.get("version")
         return info_from_json(reply["info"])
+
+    def _setup_json(self) -> dict[str, Any]:
+        """The ``setup`` of the load message (a worker in another language reads its own)."""
+        return self.isolation.setup.to_json()
 
     def _restart(self) -> None:
         self._kill()
@@ -290,7 +294,7 @@ class WorkerExecutor:
                 self._kill()
                 answers.append((key, Outcome.crashed(exc.cause, f"the worker died ({exc.cause}) during {op}")))
                 return n + 1
-            answers.append((key, decode_outcome(message["outcome"])))
+            answers.append((key, checked_outcome(op, decode_outcome(message["outcome"]))))
             if follow:
                 try:
                     message = self._expect(n, "follow", timeout)
@@ -300,7 +304,8 @@ class WorkerExecutor:
                     self._kill()
                     return n + 1
                 for follow_op, follow_args, outcome in message["calls"]:
-                    extras.append(((follow_op, *(decode_value(a) for a in follow_args)), decode_outcome(outcome)))
+                    extras.append(((follow_op, *(decode_value(a) for a in follow_args)),
+                                   checked_outcome(follow_op, decode_outcome(outcome))))
         return len(batch)
 
     def _expect(self, n: int, kind: str, timeout: float) -> dict[str, Any]:

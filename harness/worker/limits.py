@@ -45,7 +45,9 @@ _CLONE_NEWNET = 0x40000000
 _CLONE_NEWUSER = 0x10000000
 _PR_SET_PDEATHSIG = 1
 #: What allocators print before they abort on a failed allocation (Rust, C++).
-_OOM_MARKERS = ("memory allocation of", "std::bad_alloc", "MemoryError", "Cannot allocate memory")
+_OOM_MARKERS = ("memory allocation of", "std::bad_alloc", "MemoryError", "Cannot allocate memory",
+                # V8 (Node workers, harness.worker.node) when its heap limit is reached
+                "JavaScript heap out of memory", "Reached heap limit")
 
 
 @dataclass(frozen=True)
