@@ -63,6 +63,8 @@ class Delta:
     #: keeps that identity across processes)
     absorbers: list[Any] = field(default_factory=list)
     vocab_findings: dict[str, list[Finding]] = field(default_factory=dict)
+    #: adapter -> long-input kind -> largest length checked
+    long_reach: dict[str, dict[str, int]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
 
@@ -98,6 +100,8 @@ def merge(runner: Any, delta: Delta) -> None:
     for a in delta.absorbers:
         runner.documentation.add(a.adapter, a.check, a.kind, a.text, domain=a.domain, record=a.record)
     runner.vocab_findings.update(delta.vocab_findings)
+    for adapter, kinds in delta.long_reach.items():
+        runner.long_reach.setdefault(adapter, {}).update(kinds)
     for note in delta.notes:
         if note not in runner.notes:
             runner.notes.append(note)
@@ -179,6 +183,20 @@ def _vocab_task(names: Sequence[str]) -> Delta:
     return _delta(sub, before, vocab_findings=found)
 
 
+def _long_task(units: Sequence[Any]) -> Delta:
+    from harness.run.long_tier import run_unit
+
+    sub = _fresh(_RUNNER)
+    before = len(sub.notes)
+    reach: dict[str, dict[str, int]] = {}
+    for unit in units:
+        for adapter, length in run_unit(sub, unit).items():
+            reach.setdefault(adapter, {})[unit.kind] = length
+    delta = _delta(sub, before)
+    delta.long_reach = reach
+    return delta
+
+
 def _shrink_task(work: Sequence[tuple[Any, int, float | None]]) -> list[tuple[Finding, bool]]:
     from harness.generate.minimise import shrink_finding_bounded
 
@@ -192,7 +210,8 @@ def _shrink_task(work: Sequence[tuple[Any, int, float | None]]) -> list[tuple[Fi
 
 
 TASKS: dict[str, Callable[[Sequence[Any]], Any]] = {
-    "vocab": _vocab_task, "cases": _case_task, "generated": _generated_task, "shrink": _shrink_task,
+    "vocab": _vocab_task, "cases": _case_task, "generated": _generated_task, "long": _long_task,
+    "shrink": _shrink_task,
 }
 
 

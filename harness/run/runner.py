@@ -52,10 +52,12 @@ from harness.checks.base import AGREE, ORDINARY, SKIP, UNSUPPORTED, Finding, Res
 from harness.checks import TEXT_CHECKS, run_text_check
 from harness.run.evidence import gather
 from harness.run.judging import Documentation
+from harness.run.long_tier import LongUnit, describe_reach
 from harness.run.parallel import CASES_PER_TASK, TEXTS_PER_TASK, Jobs, chunked
 from harness.run.result import Cell, DivergenceRecord, RunResult
 from harness.run.selection import Selected, SelectionError
 from harness.run.settle import DEFAULT_SHRINK_SECONDS, Candidate, Settler
+from harness.generate.long_inputs import LongOptions
 from harness.generate.strategies import (
     alphabet_text,
     generate,
@@ -95,6 +97,8 @@ def case_adapter_names(cases: Iterable[Case]) -> list[str]:
 class Runner:
     """Fills the matrix; ``finish`` shrinks, gathers evidence and returns the result."""
 
+    generated_checks = GENERATED_CHECKS
+
     def __init__(self, selected: Selected, *, progress: ProgressFn | None = None, max_shrink_calls: int = 1500,
                  jobs: int = 1, shrink_seconds: float | None = DEFAULT_SHRINK_SECONDS) -> None:
         self.selected = selected
@@ -115,6 +119,12 @@ class Runner:
         self.profile = resolve_profile(None)
         self.seed: int | None = None
         self.max_examples = 0
+        #: the phase running (vocab, cases, generated, long, shrink): what an interrupted
+        #: run's report says it stopped in
+        self.phase = "start"
+        self.incomplete: dict[str, str] | None = None
+        #: adapter -> long-input kind -> the largest length checked (``run_long``)
+        self.long_reach: dict[str, dict[str, int]] = {}
 
     # -- bookkeeping ---------------------------------------------------------------------
 
@@ -142,12 +152,14 @@ class Runner:
     # -- phase 1: vocabulary -------------------------------------------------------------
 
     def run_vocab(self) -> None:
+        self.phase = "vocab"
         names = sorted(self.selected.calls)
         self.jobs.run("vocab", [[name] for name in names], progress=lambda n: self.progress("vocab", n, len(names)))
 
     # -- phase 2: cases ------------------------------------------------------------------
 
     def run_cases(self, cases: list[Case]) -> None:
+        self.phase = "cases"
         for case in cases:
             if case.reference:
                 self._case_reference(case)  # built here, before any --jobs process forks
@@ -263,6 +275,7 @@ class Runner:
     # -- phase 3: generated --------------------------------------------------------------
 
     def run_generated(self, options: GenerationOptions = GenerationOptions()) -> None:
+        self.phase = "generated"
         self.generated = True
         self.profile = resolve_profile(options.profile)
         profile = profile_settings(self.profile)
@@ -319,6 +332,24 @@ class Runner:
                 cell.inputs += 1
                 self._pending.append(Candidate(result, ORDINARY, reference.name, "generated", None))
 
+    def run_long(self, options: LongOptions = LongOptions()) -> None:
+        """The long tier (:mod:`harness.run.long_tier`): each (encoding, kind) climbs the sizes."""
+        self.phase = "long"
+        units = []
+        for encoding in self.selected.encodings():
+            reference = self.selected.reference_for(encoding).name
+            names = [a.name for a in self.selected.group(encoding) if a.info.capabilities.alphabet is None]
+            if reference not in names:
+                continue  # a closed vocabulary has no long runs of these characters
+            names = [reference] + [n for n in names if n != reference]
+            units += [LongUnit(kind, tuple(names), reference, options) for kind in options.kinds]
+        self.long_reach = {}
+        self.jobs.run("long", [[u] for u in units], progress=lambda n: self.progress("long", n, len(units)))
+        for name in sorted(self.long_reach):
+            note = describe_reach(name, self.long_reach[name], max(options.lengths))
+            if note is not None and note not in self.notes:
+                self.notes.append(note)
+
     def _budget(self, adapter: Calls, pool: list[str], time_budget_s: float) -> int:
         return min(len(pool), calibrate(adapter, pool, max_examples=self.max_examples, time_budget_s=time_budget_s))
 
@@ -363,7 +394,22 @@ class Runner:
         judged = self.records[before:]
         return judged + self.settle(mine)
 
-    def finish(self) -> RunResult:
+    def finish(self, *, incomplete: dict[str, str] | None = None) -> RunResult:
+        """Settle what is pending and build the result.
+
+        ``incomplete`` (``{"reason", "phase"}``): the run was interrupted; what is pending
+        is judged on its own input, without shrinking, and the result says so.
+        """
+        if incomplete is not None:
+            self.incomplete = dict(incomplete)
+            self.max_shrink_calls = 0
+            self.jobs.close(terminate=True)
+            if self._settler is not None:
+                self._settler.max_shrink_calls = 0
+                self._settler.shrink_many = None
+                self._pending[:0] = self._settler.left_over()
+        else:
+            self.phase = "shrink"
         self.settle()
         self.jobs.close()
         if self.jobs.note and self.jobs.note not in self.notes:
@@ -382,4 +428,5 @@ class Runner:
             checks=CHECKS, matrix={n: self.matrix[n] for n in sorted(self.matrix)},
             divergences=self.records, generated=self.generated, profile=self.profile,
             seed=self.seed, max_examples=self.max_examples, budgets=dict(self.budgets), notes=self.notes,
+            incomplete=self.incomplete,
         )
