@@ -47,7 +47,7 @@ from typing import Callable, Iterable
 from harness.generate.budget import calibrate
 from harness.calls import Calls
 from harness.cases.model import CHECKS, Case, DocumentedDivergence, Policy
-from harness.cases.loader import case_applies_to, documented_for
+from harness.cases.loader import adapter_matches, case_applies_to, documented_for
 from harness.checks.base import AGREE, ORDINARY, SKIP, UNSUPPORTED, Finding, Result, Subject, declared_policy
 from harness.checks import TEXT_CHECKS, run_text_check
 from harness.run.evidence import gather
@@ -58,14 +58,7 @@ from harness.run.result import Cell, DivergenceRecord, RunResult
 from harness.run.selection import Selected, SelectionError
 from harness.run.settle import DEFAULT_SHRINK_SECONDS, Candidate, Settler
 from harness.generate.long_inputs import LongOptions
-from harness.generate.strategies import (
-    alphabet_text,
-    generate,
-    hostile_atoms,
-    hostile_text,
-    profile_settings,
-    resolve_profile,
-)
+from harness.generate.strategies import profile_settings, resolve_profile
 
 __all__ = ["GENERATED_CHECKS", "Candidate", "GenerationOptions", "Runner", "case_adapter_names"]
 
@@ -163,10 +156,16 @@ class Runner:
         for case in cases:
             if case.reference:
                 self._case_reference(case)  # built here, before any --jobs process forks
-        tasks = chunked(cases, CASES_PER_TASK)
+        tasks = [(chunk, self._vocab_for(chunk)) for chunk in chunked(cases, CASES_PER_TASK)]
         total = len(cases)
         self.jobs.run("cases", tasks,
                       progress=lambda n: self.progress("cases", min(total, n * CASES_PER_TASK), total))
+
+    def _vocab_for(self, cases: Iterable[Case]) -> dict[str, list[Finding]]:
+        """The vocabulary findings these cases' documented vocabulary divergences judge."""
+        wanted = {d for case in cases for d in case.documented if d.check == "vocab-consistency"}
+        return {name: found for name, found in self.vocab_findings.items()
+                if any(adapter_matches(p, name) for d in wanted for p in d.adapters)}
 
     def case_pairs(self, case: Case) -> list[tuple[Calls, Calls]]:
         """(adapter, reference) pairs a case runs on; empty if its reference is unavailable."""
@@ -284,25 +283,24 @@ class Runner:
             self.seed = options.seed
         else:
             self.seed = 0 if profile.derandomize else random.SystemRandom().randrange(2**32)
-        plans: list[tuple[list[str], list[Calls], Calls]] = []
+        specs: list[dict[str, object]] = []
+        groups: list[tuple[list[Calls], Calls]] = []
         for encoding in self.selected.encodings():
             reference = self.selected.reference_for(encoding)
             group = self.selected.group(encoding)
             seed = (self.seed + zlib.crc32(encoding.encode())) % 2**32
             open_group = [a for a in group if a.info.capabilities.alphabet is None]
             if open_group:
-                literals = sorted({lit for a in group for lit, _ in a.info.special_tokens})
-                # the fixed atoms first: small counterexamples are found whatever the
-                # hypothesis version; the random mixtures fill the rest of the budget
-                pool = generate(hostile_text(literals), count=self.max_examples, seed_value=seed)
-                pool = list(dict.fromkeys([*hostile_atoms(literals), *pool]))
-                plans.append((pool, open_group, reference))
+                literals = tuple(sorted({lit for a in group for lit, _ in a.info.special_tokens}))
+                specs.append({"literals": literals, "count": self.max_examples, "seed_value": seed})
+                groups.append((open_group, reference))
             for adapter in group:
                 if adapter.info.capabilities.alphabet is not None:
-                    alphabet = adapter.info.capabilities.alphabet
-                    pool = generate(alphabet_text(alphabet), count=self.max_examples, seed_value=seed)
-                    pool = list(dict.fromkeys([*hostile_atoms(alphabet=alphabet), *pool]))
-                    plans.append((pool, [adapter], reference))
+                    specs.append({"alphabet": adapter.info.capabilities.alphabet, "count": self.max_examples,
+                                  "seed_value": seed})
+                    groups.append(([adapter], reference))
+        pools = self.jobs.map("pool", specs)
+        plans = [(pool, adapters, reference) for pool, (adapters, reference) in zip(pools, groups)]
         for pool, adapters, reference in plans:
             for adapter in adapters:
                 self.budgets[adapter.name] = self._budget(adapter, pool, options.time_budget_s)
