@@ -27,6 +27,8 @@ SUBCOMMANDS = (
     "harness.cli.report_cmd",
     "harness.cli.diff_cmd",
     "harness.cli.env_cmd",
+    "harness.cli.snapshot_cmd",
+    "harness.cli.gate_cmd",
 )
 
 
