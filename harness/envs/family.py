@@ -67,6 +67,8 @@ def env_executor(name: str, isolation: Any = None) -> Any:
     env, adapter = found
     if adapter.reason:
         raise AdapterUnavailable(adapter.reason)
+    if env.runtime == "node":
+        return _node_executor(env, adapter, isolation)
     if not Path(env.python).exists():
         raise AdapterUnavailable(f"environment {env.name} has no interpreter at {env.python}: "
                                  f"`tokconf env remove {env.name}` and add it again")
@@ -85,6 +87,46 @@ def env_executor(name: str, isolation: Any = None) -> Any:
     return worker
 
 
+def _node_problem(env: Any) -> str | None:
+    from harness.worker.node import node_unavailable_reason
+
+    reason = node_unavailable_reason()
+    if reason is not None:
+        return reason
+    if not (Path(env.folder) / "node_modules").is_dir():
+        return (f"environment {env.name} has no node_modules in {env.folder}: "
+                f"`tokconf env remove {env.name}` and add it again")
+    return None
+
+
+def _node_executor(env: Any, adapter: Any, isolation: Any) -> Any:
+    """A Node worker for a JavaScript adapter of a Node environment (:mod:`harness.envs.npm`)."""
+    from harness.worker.node import NodeExecutor, NodeSetup
+    from harness.worker.setup import Isolation
+    from implementations.javascript import module_paths
+
+    problem = _node_problem(env)
+    if problem is not None:
+        raise AdapterUnavailable(problem)
+    base = isolation if isolation is not None else Isolation()
+    worker = NodeExecutor(adapter.inner, base, NodeSetup(project=env.folder, modules=module_paths()))
+    if worker.version != adapter.version:
+        worker.close()
+        raise AdapterUnavailable(f"environment {env.name} now has {adapter.library} {worker.version}, not "
+                                 f"{adapter.version} as when it was made: `tokconf env remove {env.name}` "
+                                 "and add it again")
+    worker.info = replace(worker.info, name=adapter.name, provider=f"environment {env.name}")
+    return worker
+
+
+def _check(env: Any, reason: str | None) -> str | None:
+    if reason:
+        return reason
+    if env.runtime == "node":
+        return _node_problem(env)
+    return None if Path(env.python).exists() else f"environment {env.name} has no interpreter at {env.python}"
+
+
 def family() -> list[AdapterSpec]:
     """Every environment's adapters (the first environment to provide a name keeps it)."""
     specs: dict[str, AdapterSpec] = {}
@@ -96,8 +138,7 @@ def family() -> list[AdapterSpec]:
                 name=adapter.name, encoding=adapter.encoding, library=adapter.library, version=adapter.version,
                 factory=lambda n=adapter.name: RemoteAdapter(n),
                 description=f"{adapter.inner} in environment {env.name} ({', '.join(env.requirements)})",
-                check=lambda r=adapter.reason, p=env.python, e=env.name: r or (
-                    None if Path(p).exists() else f"environment {e} has no interpreter at {p}"),
+                check=lambda r=adapter.reason, e=env: _check(e, r),
             )
     return list(specs.values())
 

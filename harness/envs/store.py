@@ -54,12 +54,18 @@ class Environment:
     installer: str = "pip"
     created: str = ""
     notes: tuple[str, ...] = field(default=())
+    #: ``python`` (a virtual environment) or ``node`` (a Node project: ``folder`` holds its
+    #: package.json, package-lock.json and node_modules; ``python`` is empty)
+    runtime: str = "python"
+    #: the Node.js version the project was installed with (``node`` environments)
+    node_version: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {"format": FORMAT, "name": self.name, "folder": self.folder, "python": self.python,
                 "requirements": list(self.requirements), "packages": dict(self.packages),
                 "adapters": [vars(a) for a in self.adapters], "installer": self.installer,
-                "created": self.created, "notes": list(self.notes)}
+                "created": self.created, "notes": list(self.notes), "runtime": self.runtime,
+                "node_version": self.node_version}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Environment:
@@ -67,7 +73,8 @@ class Environment:
                    requirements=tuple(data["requirements"]), packages=tuple(sorted(data["packages"].items())),
                    adapters=tuple(EnvAdapter(**a) for a in data.get("adapters", ())),
                    installer=data.get("installer", "pip"), created=data.get("created", ""),
-                   notes=tuple(data.get("notes", ())))
+                   notes=tuple(data.get("notes", ())), runtime=data.get("runtime", "python"),
+                   node_version=data.get("node_version", ""))
 
 
 def versioned_name(inner: str, version: str) -> str:
