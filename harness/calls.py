@@ -51,6 +51,13 @@ class AdapterInfo:
     custom_domain: bool = False
     #: flags besides --impl/--plugin that select it again (``Adapter.reproduce_flags``)
     reproduce_flags: tuple[str, ...] = ()
+    #: the language its users call it from: "Python", or "JavaScript" for an adapter in a
+    #: Node worker (:mod:`harness.worker.node`), "JavaScript (WASM)" for a WASM build there
+    language: str = "Python"
+    #: (pinned vocabulary file name, SHA-256 of the rank table the library bundles, in that
+    #: file's format): for libraries that ship their own ranks instead of reading the pinned
+    #: files (the JavaScript packages); checked by vocab-consistency (kind ``rank-table``)
+    vocabulary: tuple[tuple[str, str], ...] = ()
 
     @property
     def specials(self) -> dict[str, int]:

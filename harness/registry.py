@@ -73,6 +73,8 @@ class AdapterSpec:
     #: the library's version when it is known without importing it here (an adapter of
     #: another environment, :mod:`harness.envs`); None: ``library_version(library)``
     version: str | None = None
+    #: the language its users call it from ("JavaScript" for a Node environment's adapters)
+    language: str = "Python"
 
     @property
     def library_version(self) -> str | None:

@@ -5,8 +5,8 @@ Users of tiktoken do not only call ``encode``: they call ``encode_batch``,
 ``encode_to_numpy``, ``decode_with_offsets``, ``decode_tokens_bytes``... An adapter that
 declares :attr:`~harness.interface.Capabilities.api_surface` walks all of them on an input
 (:meth:`harness.calls.Calls.api_surface`; the paths are listed in
-:mod:`implementations.tiktoken_surface` and :mod:`implementations.hf.surface`). Two things
-are judged:
+:mod:`implementations.tiktoken_surface`, :mod:`implementations.hf.surface` and the
+JavaScript adapters of :mod:`implementations.javascript`). Three things are judged:
 
 1. **Within one release** (:data:`RULES`): paths that must agree do (``encode_batch([t])``
    is ``[encode(t)]`` under each policy, ``decode_bytes`` is the join of
@@ -20,7 +20,16 @@ are judged:
    ``KeyError`` that became a ``ValueError`` breaks ``except KeyError:`` in user code.
    Decode paths are compared only where both releases encoded the input to the same IDs
    (otherwise they decode different things, and id-parity has said so). Kind
-   ``changed:<path>:<shape>|<shape>``.
+   ``changed:<path>:<shape>|<shape>``. Across languages (tiktoken's WASM build in Node
+   walks tiktoken's path names beside Python tiktoken) the native types cannot match and
+   are not compared; categories are.
+3. **Helpers against the reference**: JavaScript packages ship the helpers front ends
+   count with: gpt-tokenizer's ``countTokens``, ``isWithinTokenLimit`` and generators must
+   agree with its ``encode`` (a count that disagrees with ``len(encode(text))`` is a
+   divergence), its decoders with UTF-8 over its own token bytes, and its chat template's
+   count (``encodeChat``) with the reference's count of the same chat as OpenAI's cookbook
+   computes it with Python tiktoken (:func:`_chat_count`). Kind
+   ``count:encodeChat[user]:<shape>|<shape>``.
 
 One finding per input: the first difference in path order names the kind; the detail
 lists every differing path.
@@ -31,7 +40,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from harness.calls import Calls, surface_from_data
-from harness.checks.base import AGREE, SKIP, UNSUPPORTED, Result, Subject, expected_text, shape
+from harness.checks.base import AGREE, DEFAULT, SKIP, UNSUPPORTED, Result, Subject, expected_text, shape
 from harness.outcomes import Outcome
 
 __all__ = ["RULES", "check_api_surface", "outcome_key", "surface_of"]
@@ -51,11 +60,12 @@ def surface_of(calls: Calls, text: str) -> Surface | None:
     return surface_from_data(outcome.value)
 
 
-def outcome_key(outcome: Outcome) -> tuple[Any, ...]:
-    """What must match across releases: the value, or kind + category + native type."""
+def outcome_key(outcome: Outcome, *, native: bool = True) -> tuple[Any, ...]:
+    """What must match across releases: the value, or kind + category + native type
+    (``native=False``: across languages, where exception types cannot be the same)."""
     if outcome.is_ok:
         return ("ok", outcome.value)
-    return (outcome.kind, outcome.category, outcome.native_type)
+    return (outcome.kind, outcome.category, outcome.native_type if native else None)
 
 
 def _wrap(o: Outcome) -> Outcome:
@@ -85,6 +95,19 @@ def _same(o: Outcome) -> Outcome:
     return o
 
 
+def _length(o: Outcome) -> Outcome:
+    return Outcome.ok(len(o.value)) if o.is_ok else o
+
+
+def _over_limit(o: Outcome) -> Outcome:
+    """``isWithinTokenLimit(text, n - 1)`` where n tokens: ``false``."""
+    return Outcome.ok(False) if o.is_ok else o
+
+
+#: gpt-tokenizer's policy labels (as tiktoken's walk: default, all, ordinary, one).
+_LABELS = ("default", "all", "ordinary", "one")
+
+
 #: (surface family, path, derived-from path, how the second becomes the first's expectation).
 #: A rule applies when both paths are present and neither is unsupported.
 RULES: tuple[tuple[str, str, str, Callable[[Outcome], Outcome]], ...] = (
@@ -101,6 +124,19 @@ RULES: tuple[tuple[str, str, str, Callable[[Outcome], Outcome]], ...] = (
     ("tiktoken", "encode_single_token[pieces]", "encode[all]", _same),
     *(("tokenizers", f"encode_batch[{p}]", f"encode[{p}]", _wrap) for p in ("special", "plain")),
     ("tokenizers", "decode_batch[keep]", "decode[keep]", _wrap),
+    # tiktoken's WASM build walks tiktoken's names (implementations/javascript/tiktoken_wasm.mjs)
+    ("tiktoken", "decode_bytes", "decode_single_token_bytes", _join),
+    ("tiktoken", "TextDecoder(decode_bytes)", "decode_bytes", _utf8("replace")),
+    # gpt-tokenizer (implementations/javascript/gpt_tokenizer.mjs): every count a user can
+    # ask for is the length of what encode gives; every decoder is UTF-8 over its bytes
+    *(("gpt-tokenizer", f"encodeGenerator[{p}]", f"encode[{p}]", _same) for p in _LABELS),
+    *(("gpt-tokenizer", f"countTokens[{p}]", f"encode[{p}]", _length) for p in _LABELS),
+    *(("gpt-tokenizer", f"isWithinTokenLimit[{p}](n)", f"encode[{p}]", _length) for p in _LABELS),
+    *(("gpt-tokenizer", f"isWithinTokenLimit[{p}](n-1)", f"encode[{p}]", _over_limit) for p in _LABELS),
+    ("gpt-tokenizer", "countTokens[chat]", "encodeChat[user]", _length),
+    ("gpt-tokenizer", "isWithinTokenLimit[chat](n)", "encodeChat[user]", _length),
+    *(("gpt-tokenizer", p, "decode_bytes", _utf8("replace"))
+      for p in ("decode", "decode[again]", "decodeGenerator", "decodeAsyncGenerator", "decodeAsync")),
 )
 
 #: Paths whose input is the IDs an encode path produced (compared across releases only
@@ -110,8 +146,26 @@ _DECODE_SOURCES = {"tiktoken": ("encode[all]", "encode_ordinary"), "tokenizers":
 
 def _agrees(got: Outcome, want: Outcome) -> bool:
     if got.is_ok and want.is_ok:
+        if isinstance(got.value, bool) or isinstance(want.value, bool):
+            return got.value is want.value  # a count of 0 is not `false`
         return got.value == want.value
     return got.kind == want.kind and got.category == want.category
+
+
+def _chat_count(surface: Surface, subject: Subject) -> list[tuple[str, str, Outcome, Outcome]]:
+    """A chat template's token count against the reference's count of the same chat,
+    as OpenAI's cookbook counts it with Python tiktoken (``num_tokens_from_messages``:
+    3 tokens per message, the role's and content's tokens, 3 to prime the reply)."""
+    chat = surface.get("encodeChat[user]")
+    if chat is None or chat.is_unsupported or subject.is_reference:
+        return []
+    reference = subject.reference
+    role, content = reference.encode("user", DEFAULT), reference.encode(subject.text, DEFAULT)
+    if not role.is_ok:
+        return []
+    want = Outcome.ok(3 + len(role.value) + len(content.value) + 3) if content.is_ok else content
+    got = _length(chat)
+    return [] if _agrees(got, want) else [("encodeChat[user]", f"num_tokens_from_messages({reference.name})", got, want)]
 
 
 def _inconsistencies(family: str, surface: Surface, text: str, calls: Calls) -> list[tuple[str, str, Outcome, Outcome]]:
@@ -153,7 +207,7 @@ def _raw_bytes(surface: Surface, text: str, calls: Calls) -> list[tuple[str, str
     return found
 
 
-def _changes(family: str, mine: Surface, theirs: Surface) -> list[tuple[str, Outcome, Outcome]]:
+def _changes(family: str, mine: Surface, theirs: Surface, *, native: bool = True) -> list[tuple[str, Outcome, Outcome]]:
     sources = _DECODE_SOURCES.get(family, ())
     same_ids = next((mine[s].value == theirs[s].value for s in sources
                      if s in mine and s in theirs and mine[s].is_ok and theirs[s].is_ok), False)
@@ -165,7 +219,7 @@ def _changes(family: str, mine: Surface, theirs: Surface) -> list[tuple[str, Out
             continue
         if path in decode_paths and not same_ids:
             continue
-        if outcome_key(outcome) != outcome_key(other):
+        if outcome_key(outcome, native=native) != outcome_key(other, native=native):
             changed.append((path, outcome, other))
     return changed
 
@@ -198,10 +252,15 @@ def check_api_surface(subject: Subject) -> Result:
         kind = kind or f"inconsistent:{path}~{source}:{shape(got)}|{shape(want)}"
         problems.append(f"{path} gives {got.describe()[:160]}, but {source} implies {want.describe()[:160]}")
         outcomes += [(f"{subject.name} {path}", got), (f"{subject.name} {source} implies", want)]
+    for path, source, got, want in _chat_count(mine, subject):
+        kind = kind or f"count:{path}:{shape(got)}|{shape(want)}"
+        problems.append(f"{path} counts {got.describe()[:160]} tokens, but {source} counts {want.describe()[:160]}")
+        outcomes += [(f"{subject.name} {path} count", got), (f"{source}", want)]
     reference = subject.reference
     if not subject.is_reference and reference.info.capabilities.api_surface == family:
         theirs = surface_of(reference, subject.text)
-        for path, got, want in _changes(family, mine, theirs or {}):
+        same_language = subject.adapter.info.language == reference.info.language
+        for path, got, want in _changes(family, mine, theirs or {}, native=same_language):
             kind = kind or f"changed:{path}:{_label(got)}|{_label(want)}"
             problems.append(f"{path}: {got.describe()[:160]} where {reference.name} gives {want.describe()[:160]}")
             outcomes += [(f"{subject.name} {path}", got), (f"{reference.name} {path}", want)]

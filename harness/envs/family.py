@@ -139,6 +139,7 @@ def family() -> list[AdapterSpec]:
                 factory=lambda n=adapter.name: RemoteAdapter(n),
                 description=f"{adapter.inner} in environment {env.name} ({', '.join(env.requirements)})",
                 check=lambda r=adapter.reason, e=env: _check(e, r),
+                language="JavaScript" if env.runtime == "node" else "Python",
             )
     return list(specs.values())
 

@@ -84,6 +84,7 @@ def parity_context(data: Mapping[str, Any]) -> dict[str, Any]:
                 })
         rows.append({
             "name": name,
+            "language": adapter.get("language", "Python"),
             "encoding": adapter["encoding"],
             "available": adapter["status"] == "available",
             "reason": adapter["reason"],
@@ -128,6 +129,8 @@ def adapter_view(adapter: Mapping[str, Any], reference_names: set[str]) -> dict[
         "special_policy": caps.get("special_policy"),
         "flags": flags,
         "notes": list(caps.get("notes") or []),
+        "language": adapter.get("language", "Python"),
+        "bundled": [{"file": name, **v} for name, v in sorted((adapter.get("vocabulary") or {}).items())],
     }
 
 
@@ -168,6 +171,7 @@ def divergence_view(d: Mapping[str, Any], *, anchor_prefix: str = "") -> dict[st
     return {
         **d,
         "anchor": anchor_prefix + d["id"],
+        "snippet": d.get("snippet"),
         "short": short_visible(text),
         "visible": visible(text),
         "nchars": len(text),

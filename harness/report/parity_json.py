@@ -75,6 +75,21 @@ def _vocabularies() -> dict[str, str]:
     return {name: spec.sha256 for name, spec in sorted(VOCAB_FILES.items()) if vocab_unavailable_reason(name) is None}
 
 
+def _bundled(vocabulary: tuple[tuple[str, str], ...]) -> dict[str, dict[str, Any]]:
+    """The rank tables an adapter's library bundles, beside the pinned hashes.
+
+    >>> _bundled((("cl100k_base.tiktoken", "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"),))
+    {'cl100k_base.tiktoken': {'sha256': '223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7', 'pinned': '223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7', 'matches': True}}
+    """
+    from harness.vocab import VOCAB_FILES
+
+    out = {}
+    for name, digest in vocabulary:
+        pinned = VOCAB_FILES[name].sha256 if name in VOCAB_FILES else None
+        out[name] = {"sha256": digest, "pinned": pinned, "matches": None if pinned is None else digest == pinned}
+    return out
+
+
 def _libraries(result: RunResult) -> dict[str, str | None]:
     names = list(BASE_LIBRARIES) + sorted({a.library for a in result.adapters if a.library})
     return {name: library_version(name) for name in dict.fromkeys(names)}
@@ -99,6 +114,8 @@ def build(
             "reason": row.reason if not row.available else None,
             "capabilities": row.capabilities.to_json() if row.capabilities is not None else None,
             **({"isolated": row.isolated} if row.isolated else {}),
+            **({"language": row.language} if row.language != "Python" else {}),
+            **({"vocabulary": _bundled(row.vocabulary)} if row.vocabulary else {}),
         }
         for row in result.adapters
     ]
@@ -132,6 +149,7 @@ def build(
             "piece_bytes": evidence.piece_bytes,
             "traces": evidence.traces,
             "reproduce": evidence.reproduce,
+            **({"snippet": evidence.snippet} if evidence.snippet else {}),
             "kind": record.kind,
             "kind_words": kind_words(record.kind),
             "detail": record.detail,

@@ -9,7 +9,9 @@ Given a (shrunk) :class:`~harness.checks.base.Finding`, :func:`gather` collects
 - the merge rounds of the adapters that can trace;
 - the command that reproduces it: ``tokconf encode --escapes --impl A --impl B -- '...'``
   (``tokconf decode`` for divergences about given IDs), with the ``--plugin`` flags an
-  adapter from a plugin needs and the flags of the policy it was seen under.
+  adapter from a plugin needs and the flags of the policy it was seen under;
+- for an adapter in another language, its own short program that shows the divergence
+  without tokconf (:func:`foreign_snippet`: two lines of Node for a JavaScript adapter).
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ class Evidence:
     piece_bytes: dict[str, list[str | None]]
     traces: dict[str, list[dict[str, Any]]]
     reproduce: str
+    #: for an adapter in another language: a short program showing it without tokconf
+    snippet: str | None = None
 
 
 def plugin_target(calls: Calls) -> str | None:
@@ -191,4 +195,15 @@ def gather(finding: Finding, adapter: Calls, reference: Calls, *, extra_outcomes
         piece_bytes=piece_hex,
         traces=traces,
         reproduce=reproduce_command(finding, adapter, reference),
+        snippet=foreign_snippet(finding, adapter),
     )
+
+
+def foreign_snippet(finding: Finding, adapter: Calls) -> str | None:
+    """The adapter's own two-line program for this divergence, when it runs in another
+    language (a JavaScript adapter answers the ``snippet`` operation); else ``None``."""
+    if adapter.info.language == "Python":
+        return None
+    outcome = adapter.executor.call("snippet", finding.check, finding.kind, finding.text, finding.policy,
+                                    finding.decode_ids)
+    return outcome.value if outcome.is_ok and isinstance(outcome.value, str) else None

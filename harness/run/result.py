@@ -36,6 +36,10 @@ class AdapterRow:
     provider: str = ""
     #: how it ran when isolated ("worker process; network: ..."); None = in process
     isolated: str | None = None
+    #: the language its users call it from (AdapterInfo.language)
+    language: str = "Python"
+    #: (pinned file, SHA-256 of the ranks the library bundles) (AdapterInfo.vocabulary)
+    vocabulary: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass

@@ -88,7 +88,7 @@ class Selected:
         except AdapterUnavailable as exc:
             self.rows[spec.name] = AdapterRow(spec.name, spec.encoding, spec.library,
                                               spec.library_version, False, str(exc) or "unavailable",
-                                              provider=spec.provider)
+                                              provider=spec.provider, language=spec.language)
             return None
         info = calls.info
         self.aliases[name] = self.aliases[spec.name] = info.name
@@ -98,7 +98,8 @@ class Selected:
             # adapter of a new encoding is its reference
             self.references[info.encoding] = info.name
         self.rows[info.name] = AdapterRow(info.name, info.encoding, info.library or spec.library, version, True,
-                                          None, info.capabilities, spec.provider, isolated=isolated)
+                                          None, info.capabilities, spec.provider, isolated=isolated,
+                                          language=info.language, vocabulary=info.vocabulary)
         return calls
 
     def _build(self, spec: AdapterSpec) -> tuple[Calls, str | None, str | None]:
