@@ -45,7 +45,7 @@ function options(allowed, disallowed) {
 function optionsText(allowed, disallowed) {
   const opts = options(allowed, disallowed);
   if (opts === undefined) return "";
-  const part = (v) => (v === "all" ? '"all"' : `new Set(${JSON.stringify([...v])})`);
+  const part = (v) => (v === "all" ? '"all"' : v.size === 0 ? "new Set()" : `new Set(${JSON.stringify([...v])})`);
   const fields = [`allowedSpecial: ${part(opts.allowedSpecial)}`];
   if ("disallowedSpecial" in opts) fields.push(`disallowedSpecial: ${part(opts.disallowedSpecial)}`);
   return `, { ${fields.join(", ")} }`;
@@ -73,7 +73,9 @@ export async function build(ctx, encoding) {
   core.bytePairRankDecoder.forEach((value, rank) => {
     ranks.push([rank, typeof value === "string" ? encoder.encode(value) : Uint8Array.from(value)]);
   });
-  const importLine = `import { encode, decode, countTokens, isWithinTokenLimit, decodeGenerator } from "gpt-tokenizer/encoding/${encoding}"; // gpt-tokenizer@${ctx.version}`;
+  // the token of the lone byte 0xE4 (the first byte of a 3-byte character)
+  const partial = ranks.find(([, bytes]) => bytes.length === 1 && bytes[0] === 0xe4)?.[0];
+  const importLine = `import * as gpt from "gpt-tokenizer/encoding/${encoding}"; // npm install gpt-tokenizer@${ctx.version}`;
   const classify = (op, error) => {
     const message = String(error?.message ?? error);
     if (/is not in the byte pair encoder/.test(message)) return "unknown-id";
@@ -133,16 +135,17 @@ export async function build(ctx, encoding) {
         encoded[label] = s.call(`encode[${label}]`, "encode", () => api.encode(text, opts));
         s.call(`encodeGenerator[${label}]`, "encode", () => [...api.encodeGenerator(text, opts)].flat());
         s.call(`countTokens[${label}]`, "encode", () => api.countTokens(text, opts));
-        const n = encoded[label].ok ? encoded[label].value.length : 0;
+        // the limits are probed around a count encode gave (a negative limit is no real use)
+        if (!encoded[label].ok) continue;
+        const n = encoded[label].value.length;
         s.call(`isWithinTokenLimit[${label}](n)`, "encode", () => api.isWithinTokenLimit(text, n, opts));
-        s.call(`isWithinTokenLimit[${label}](n-1)`, "encode", () => api.isWithinTokenLimit(text, n - 1, opts));
+        if (n > 0) s.call(`isWithinTokenLimit[${label}](n-1)`, "encode", () => api.isWithinTokenLimit(text, n - 1, opts));
       }
       if (chatModel) {
         const chat = [{ role: "user", content: text }];
         const ids = s.call("encodeChat[user]", "encode", () => chatModel.encodeChat(chat));
         s.call("countTokens[chat]", "encode", () => chatModel.countTokens(chat));
-        const n = ids.ok ? ids.value.length : 0;
-        s.call("isWithinTokenLimit[chat](n)", "encode", () => chatModel.isWithinTokenLimit(chat, n));
+        if (ids.ok) s.call("isWithinTokenLimit[chat](n)", "encode", () => chatModel.isWithinTokenLimit(chat, ids.value.length));
       }
       const source = encoded.all.ok ? encoded.all : encoded.ordinary;
       if (!source.ok) return s.rows;
@@ -151,6 +154,12 @@ export async function build(ctx, encoding) {
       fresh();
       s.call("decode", "decode", () => api.decode(ids));
       s.call("decode[again]", "decode", () => api.decode(ids));
+      if (partial !== undefined) {
+        // a stream decoded chunk by chunk: the previous chunk ended inside a character
+        fresh();
+        api.decode([partial]);
+        s.call("decode[after-partial]", "decode", () => api.decode(ids));
+      }
       fresh();
       s.call("decodeGenerator", "decode", () => [...api.decodeGenerator(ids)].join(""));
       fresh();
@@ -165,7 +174,7 @@ export async function build(ctx, encoding) {
       return s.rows;
     },
     snippet(check, kind, text, policy, ids) {
-      if (ids != null) return snippet(importLine, `decode(${idList(ids)})`);
+      if (ids != null) return snippet(importLine, `gpt.decode(${idList(ids)})`);
       const opts = optionsText(policy.allowed, policy.disallowed);
       const surface = /^(?:inconsistent|changed):([^~:]+)/.exec(kind || "");
       const pathName = check === "api-surface" && surface ? surface[1] : "";
@@ -173,19 +182,24 @@ export async function build(ctx, encoding) {
       const pathOpts = label ? optionsText(...(policies(text, literals).find((p) => p[0] === label) || [[], "all"]).slice(1)) : opts;
       if (pathName.startsWith("countTokens[chat]") || pathName.startsWith("encodeChat") || pathName.startsWith("isWithinTokenLimit[chat]")) {
         const model = CHAT_MODEL[encoding];
-        return snippet(`import { encodeChat, countTokens } from "gpt-tokenizer/model/${model}"; // gpt-tokenizer@${ctx.version}`,
-          `[encodeChat([{ role: "user", content: ${jsString(text)} }]).length, countTokens([{ role: "user", content: ${jsString(text)} }])]`);
+        const chat = `[{ role: "user", content: ${jsString(text)} }]`;
+        return snippet(`import * as gpt from "gpt-tokenizer/model/${model}"; // npm install gpt-tokenizer@${ctx.version}`,
+          `[gpt.encodeChat(${chat}).length, gpt.countTokens(${chat}), gpt.isWithinTokenLimit(${chat}, 1e9)]`);
       }
       if (pathName.startsWith("countTokens") || pathName.startsWith("isWithinTokenLimit")) {
-        return snippet(importLine, `[encode(${jsString(text)}${pathOpts}).length, countTokens(${jsString(text)}${pathOpts})]`);
+        const t = jsString(text);
+        return snippet(importLine, `[gpt.encode(${t}${pathOpts}).length, gpt.countTokens(${t}${pathOpts}), gpt.isWithinTokenLimit(${t}, 1e9${pathOpts})]`);
+      }
+      if (pathName === "decode[after-partial]") {
+        return snippet(importLine, `((ids) => [gpt.decode(ids), gpt.decode([${partial}]), gpt.decode(ids)])(gpt.encode(${jsString(text)}, { allowedSpecial: "all" }))`);
       }
       if (pathName.startsWith("decode")) {
-        return snippet(importLine, `((ids) => [decode(ids), decode(ids), [...decodeGenerator(ids)].join("")])(encode(${jsString(text)}, { allowedSpecial: "all" }))`);
+        return snippet(importLine, `((ids) => [gpt.decode(ids), gpt.decode(ids), [...gpt.decodeGenerator(ids)].join("")])(gpt.encode(${jsString(text)}, { allowedSpecial: "all" }))`);
       }
       if (check === "round-trip" || check === "per-token-decode") {
-        return snippet(importLine, `decode(encode(${jsString(text)}${opts}))`);
+        return snippet(importLine, `gpt.decode(gpt.encode(${jsString(text)}${opts}))`);
       }
-      return snippet(importLine, `encode(${jsString(text)}${opts})`);
+      return snippet(importLine, `gpt.encode(${jsString(text)}${opts})`);
     },
   };
   return adapter;
