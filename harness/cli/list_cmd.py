@@ -35,6 +35,7 @@ def run(args: argparse.Namespace) -> int:
                 "available": reason is None,
                 "reason": reason,
                 "provider": spec.provider,
+                "language": spec.language,
             }
         )
     failures = registry.load_failures()

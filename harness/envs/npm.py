@@ -152,7 +152,9 @@ def create_npm(requirements: list[str], *, name: str | None = None,
         shutil.rmtree(folder)  # half-made by an earlier attempt
     _write_project(folder, name)
     try:
-        _run([npm, "install", "--save-exact", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error",
+        # --prefer-offline: tarballs npm has cached are not fetched again (CI re-creates envs)
+        _run([npm, "install", "--save-exact", "--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund",
+              "--loglevel=error",
               *(f"{n}@{v}" if v else n for n, v in specs)], "npm install", log, folder)
         found = probe(folder)
     except BaseException:

@@ -92,6 +92,16 @@ exactly, so ordinary text stays readable and fast. A JavaScript worker cannot te
 two spellings apart in its own strings (they are UTF-16); it decodes ``u8`` by hand and
 may send any string as a plain JSON string.
 
+The Node worker (``harness/worker/node/``, issue 16) does exactly that: ``u8`` becomes one
+UTF-16 code unit per surrogate code point (a lone one stays lone), a plain string is
+``JSON.parse``'d (``"\ud800"`` is that lone code unit), and what it sends is
+``JSON.stringify`` (which, since Node 12, writes a lone surrogate as a ``\udXXX`` escape)
+with every other non-ASCII code unit escaped too, so its frames are ASCII. Every string
+JavaScript can hold crosses both ways unchanged (``tests/test_node_worker.py`` sends every
+code point, and each of the 2048 surrogates alone). JavaScript values map to the table
+above: arrays and typed arrays (``Uint32Array`` of IDs) to arrays, ``Uint8Array`` to
+``{"b": ...}``, numbers only when they are safe integers.
+
 Outcomes
 --------
 ``{"ok": VALUE}``, ``{"raised": [CATEGORY, NATIVE_TYPE, MESSAGE]}``,
