@@ -94,6 +94,8 @@ class InProcess:
             provider=provider,
             custom_domain=type(adapter).in_domain is not Adapter.in_domain,
             reproduce_flags=_reproduce_flags(adapter),
+            language=adapter.language,
+            vocabulary=tuple(adapter.vocabulary),
         )
 
     def call(self, op: str, *args: Any) -> Outcome:

@@ -131,6 +131,12 @@ class Adapter(ABC):
     encoding: str = ""
     library: str = ""
     capabilities: Capabilities = Capabilities()
+    #: the language its users call it from (the report's language column)
+    language: str = "Python"
+    #: for a library that bundles its own rank tables: (pinned vocabulary file name,
+    #: SHA-256 of the bundled table written in that file's format); vocab-consistency
+    #: compares it with the pinned hash (kind ``rank-table:<file>``)
+    vocabulary: tuple[tuple[str, str], ...] = ()
 
     @property
     def special_tokens(self) -> Mapping[str, int]:

@@ -99,6 +99,8 @@ def _failing(record: DivergenceRecord, out: TextIO) -> None:
     more = f" (and {record.occurrences - 1} more findings with this input inside)" if record.occurrences > 1 else ""
     out.write(_clip(f"  minimal input: {_text(record.text)}{more}") + "\n")
     out.write(f"  reproduce: {record.evidence.reproduce}\n")
+    if record.evidence.snippet:
+        out.write("  without tokconf:\n" + "".join(f"    {line}\n" for line in record.evidence.snippet.split("\n")))
 
 
 def _absorbing(records: list[DivergenceRecord], out: TextIO) -> None:

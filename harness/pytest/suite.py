@@ -226,5 +226,8 @@ def describe_record(record: DivergenceRecord) -> str:
         shown = ", ".join(f"{r['pair']}@{r['rank']}" for r in rounds[:12])
         lines.append(f"  trace {name}: {shown}{' ...' if len(rounds) > 12 else ''}")
     lines.append(f"  reproduce: {evidence.reproduce}")
+    if evidence.snippet:
+        lines.append("  without tokconf:")
+        lines += [f"    {line}" for line in evidence.snippet.split("\n")]
     return "\n".join(lines)
 
