@@ -26,7 +26,7 @@ from harness.cases.model import LONG_TEXT_CHARS, GeneratedText
 from harness.escapes import escape_text
 
 __all__ = ["EDGE_CHARS", "LONG_CHARS", "MAX_DETAIL", "MAX_ITEMS", "abbreviate", "as_generated", "clip",
-           "evidence_json", "input_json", "input_text"]
+           "escaped", "evidence_json", "input_json", "input_text"]
 
 LONG_CHARS = LONG_TEXT_CHARS
 EDGE_CHARS = 100
@@ -73,12 +73,20 @@ def abbreviate(text: str, *, limit: int = LONG_CHARS) -> str:
     return f"{text[:EDGE_CHARS]}…[{left_out} characters]…{text[-EDGE_CHARS:]}"
 
 
+def escaped(text: str) -> str:
+    """``escape_text(text)``, of the ends only for a long text (the marker itself unescaped)."""
+    if len(text) < LONG_CHARS:
+        return escape_text(text)
+    return (f"{escape_text(text[:EDGE_CHARS])}…[{len(text) - 2 * EDGE_CHARS} characters]…"
+            f"{escape_text(text[-EDGE_CHARS:])}")
+
+
 def input_json(text: str) -> dict[str, Any]:
     """The ``input`` object of a divergence."""
     generated = as_generated(text)
     if generated is not None:
-        return {"generated": generated.to_json(), "escaped": escape_text(abbreviate(text))}
-    return {"text": text, "escaped": escape_text(abbreviate(text))}
+        return {"generated": generated.to_json(), "escaped": escaped(text)}
+    return {"text": text, "escaped": escaped(text)}
 
 
 def input_text(data: Mapping[str, Any]) -> str:
