@@ -63,7 +63,7 @@ def _wrap(o: Outcome) -> Outcome:
 
 
 def _join(o: Outcome) -> Outcome:
-    return Outcome.ok(b"".join(o.value)) if o.is_ok else o
+    return Outcome.ok(o.value[0]) if o.is_ok else o  # (joined bytes, lengths)
 
 
 def _utf8(errors: str) -> Callable[[Outcome], Outcome]:
@@ -91,14 +91,12 @@ RULES: tuple[tuple[str, str, str, Callable[[Outcome], Outcome]], ...] = (
     *(("tiktoken", f"encode_batch[{p}]", f"encode[{p}]", _wrap) for p in ("default", "all", "ordinary", "one")),
     *(("tiktoken", f"encode_to_numpy[{p}]", f"encode[{p}]", _same) for p in ("default", "all", "ordinary", "one")),
     ("tiktoken", "encode_ordinary_batch", "encode_ordinary", _wrap),
-    ("tiktoken", "decode_tokens_bytes", "decode_single_token_bytes", _same),
     ("tiktoken", "decode_bytes", "decode_tokens_bytes", _join),
     ("tiktoken", "decode[replace]", "decode_bytes", _utf8("replace")),
     ("tiktoken", "decode[strict]", "decode_bytes", _utf8("strict")),
     ("tiktoken", "decode_with_offsets", "decode[strict]", _same),
     ("tiktoken", "decode_batch", "decode[replace]", _wrap),
     ("tiktoken", "decode_bytes_batch", "decode_bytes", _wrap),
-    ("tiktoken", "encode_single_token[pieces]", "encode[all]", _same),
     *(("tokenizers", f"encode_batch[{p}]", f"encode[{p}]", _wrap) for p in ("special", "plain")),
     ("tokenizers", "decode_batch[keep]", "decode[keep]", _wrap),
 )
@@ -120,8 +118,8 @@ def _inconsistencies(family: str, surface: Surface, text: str, calls: Calls) -> 
         if fam != family or path not in surface or source not in surface:
             continue
         got, base = surface[path], surface[source]
-        if got.is_unsupported or base.is_unsupported or (path == "encode_single_token[pieces]" and not base.is_ok):
-            continue  # (the pieces came from encode_ordinary when encode[all] raised)
+        if got.is_unsupported or base.is_unsupported:
+            continue
         if path == "decode_with_offsets":
             got = _offsets_text(got)
             ids = surface.get("encode[all]")
@@ -133,7 +131,28 @@ def _inconsistencies(family: str, surface: Surface, text: str, calls: Calls) -> 
         if not _agrees(got, want):
             found.append((path, source, got, want))
     if family == "tiktoken":
-        found += _raw_bytes(surface, text, calls)
+        found += _raw_bytes(surface, text, calls) + _pieces(surface)
+    return found
+
+
+def _pieces(surface: Surface) -> list[tuple[str, str, Outcome, Outcome]]:
+    """Single-token paths against the IDs they came from: ``decode_tokens_bytes`` is each
+    ID's ``decode_single_token_bytes``, and ``encode_single_token`` takes each back."""
+    source = surface.get("encode[all]") if surface.get("encode[all]", Outcome.ok(None)).is_ok else surface.get("encode_ordinary")
+    singles = surface.get("decode_single_token_bytes[distinct]")
+    if source is None or not source.is_ok or singles is None or singles.is_unsupported:
+        return []
+    found = []
+    distinct = tuple(dict.fromkeys(source.value))
+    tokens = surface.get("decode_tokens_bytes")
+    if singles.is_ok and tokens is not None and not tokens.is_unsupported:
+        table = dict(zip(distinct, singles.value))
+        want = Outcome.ok((b"".join(table[i] for i in source.value), tuple(len(table[i]) for i in source.value)))
+        if not _agrees(tokens, want):
+            found.append(("decode_tokens_bytes", "decode_single_token_bytes[distinct]", tokens, want))
+    back = surface.get("encode_single_token[pieces]")
+    if back is not None and not back.is_unsupported and not _agrees(back, Outcome.ok(distinct)):
+        found.append(("encode_single_token[pieces]", "encode[all]", back, Outcome.ok(distinct)))
     return found
 
 

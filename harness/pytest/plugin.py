@@ -32,6 +32,8 @@ Items (ids are readable; select them with ``-k``):
 A failure shows the minimal input escaped, both outcomes, the token pieces and the
 command that reproduces it. Unavailable adapters are listed in the terminal summary.
 ``--tokconf-report DIR`` also writes the parity report ``tokconf run`` would write.
+``--tokconf-golden FILE`` adds one item that gates on a golden (``tokconf snapshot``),
+``--tokconf-update-golden`` rewrites it instead (:mod:`harness.pytest.golden`).
 """
 
 from __future__ import annotations
@@ -103,6 +105,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="only the YAML cases, no generated checks")
     group.addoption("--tokconf-report", metavar="DIR", default=None,
                     help="also write the parity report (parity.json, parity.html) into DIR")
+    group.addoption("--tokconf-golden", metavar="FILE", default=None,
+                    help="gate on a golden (tokconf snapshot): one item that fails on any changed outcome")
+    group.addoption("--tokconf-update-golden", action="store_true", default=False,
+                    help="with --tokconf-golden: rewrite the golden (same inputs) instead of gating")
 
 
 def _requested_by_options(config: pytest.Config) -> bool:
@@ -147,6 +153,13 @@ def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: objec
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    golden = config.getoption("tokconf_golden", default=None)
+    if golden:
+        from harness.pytest.golden import GoldenItem
+
+        items.append(GoldenItem.from_parent(session, name=f"tokconf-golden[{golden}]", nodeid=f"tokconf-golden[{golden}]",
+                                            golden=golden, update=bool(config.getoption("tokconf_update_golden")),
+                                            impls=tuple(config.getoption("tokconf_impl") or ())))
     if not _requested_by_options(config):
         return
     if any(isinstance(i, _TokconfItem) for i in items):
