@@ -16,6 +16,7 @@ answers many calls per round trip (``call_many``), which :meth:`Calls.prefetch` 
 from __future__ import annotations
 
 import re
+import reprlib
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -199,6 +200,8 @@ def _checked(op: str, outcome: Outcome) -> Outcome:
     True
     >>> _checked("encode", Outcome.ok(None)).describe()
     'raised internal-error (tokconf.BadReturnValue): encode returned NoneType, expected a list of int'
+    >>> _checked("encode", Outcome.ok(("1", 2.5))).message
+    "encode returned tuple ('1', 2.5), expected a list of int"
     """
     if not outcome.is_ok or op not in _RETURNS:
         return outcome
@@ -211,8 +214,9 @@ def _checked(op: str, outcome: Outcome) -> Outcome:
     wanted, valid = _RETURNS[op]
     if valid(outcome.value):
         return outcome
-    return Outcome.raised("internal-error", "tokconf.BadReturnValue",
-                          f"{op} returned {type(outcome.value).__name__}, expected {wanted}")
+    value = outcome.value
+    shown = type(value).__name__ + (f" {reprlib.repr(value)}" if value is not None else "")
+    return Outcome.raised("internal-error", "tokconf.BadReturnValue", f"{op} returned {shown}, expected {wanted}")
 
 
 class Calls:

@@ -85,6 +85,9 @@ def print_summary(result: RunResult, out: TextIO) -> None:
     _unavailable(result, out)
     for note in result.notes:
         out.write(_clip(f"note: {note}") + "\n")
+    if result.incomplete:
+        out.write(_clip(f"INCOMPLETE: {result.incomplete['reason']} during {result.incomplete['phase']}; "
+                        f"only what finished is reported, and nothing after it was checked") + "\n")
 
 
 def _failing(record: DivergenceRecord, out: TextIO) -> None:

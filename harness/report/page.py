@@ -92,6 +92,7 @@ def parity_context(data: Mapping[str, Any]) -> dict[str, Any]:
         })
     summary = data["summary"]
     failing = summary["unexpected"] + summary["stale"]
+    incomplete = data["run"].get("incomplete")
     return {
         "tool": data["tool"],
         "run": data["run"],
@@ -101,9 +102,12 @@ def parity_context(data: Mapping[str, Any]) -> dict[str, Any]:
         "checks": checks,
         "statuses": STATUSES,
         "summary": summary,
-        "verdict": "fail" if failing else "pass",
-        "verdict_text": (f"FAIL: {summary['unexpected']} unexpected, {summary['stale']} stale cell(s)"
-                         if failing else "PASS: only agreements and documented divergences"),
+        "verdict": "fail" if failing or incomplete else "pass",
+        "verdict_text": (f"INCOMPLETE ({incomplete['reason']}, during {incomplete['phase']}): only what finished is "
+                         f"shown; " if incomplete else "")
+                        + (f"FAIL: {summary['unexpected']} unexpected, {summary['stale']} stale cell(s)"
+                           if failing else "PASS: only agreements and documented divergences"
+                           if not incomplete else "no failure among what finished"),
         "rows": rows,
         "groups": groups,
         "divergence_count": len(data["divergences"]),

@@ -156,7 +156,8 @@ def trace_segments(trace: Callable[[str], Outcome], text: str, specials: dict[st
 
 def _trace(calls: Calls, text: str, policy: Policy, special_policy: str) -> list[dict[str, Any]] | None:
     traced = trace_segments(calls.trace, text, calls.info.specials, policy, special_policy)
-    return traced.value if traced.is_ok else None
+    # Outcome.ok keeps sequences as tuples; the report's JSON wants lists
+    return list(traced.value) if traced.is_ok else None
 
 
 def gather(finding: Finding, adapter: Calls, reference: Calls, *, extra_outcomes: dict[str, Outcome] | None = None) -> Evidence:

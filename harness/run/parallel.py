@@ -42,8 +42,8 @@ __all__ = ["CASES_PER_TASK", "Delta", "Jobs", "JobsBroken", "TEXTS_PER_TASK", "c
            "prefetch_requests"]
 
 #: Units per task sent to a process: small enough to balance, big enough to batch.
-CASES_PER_TASK = 8
-TEXTS_PER_TASK = 8
+CASES_PER_TASK = 24
+TEXTS_PER_TASK = 48
 
 _RUNNER: Any = None  # the runner a forked process works for (inherited, never pickled)
 
@@ -63,6 +63,8 @@ class Delta:
     #: keeps that identity across processes)
     absorbers: list[Any] = field(default_factory=list)
     vocab_findings: dict[str, list[Finding]] = field(default_factory=dict)
+    #: adapter -> long-input kind -> largest length checked
+    long_reach: dict[str, dict[str, int]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
 
@@ -98,6 +100,8 @@ def merge(runner: Any, delta: Delta) -> None:
     for a in delta.absorbers:
         runner.documentation.add(a.adapter, a.check, a.kind, a.text, domain=a.domain, record=a.record)
     runner.vocab_findings.update(delta.vocab_findings)
+    for adapter, kinds in delta.long_reach.items():
+        runner.long_reach.setdefault(adapter, {}).update(kinds)
     for note in delta.notes:
         if note not in runner.notes:
             runner.notes.append(note)
@@ -135,9 +139,12 @@ def _prefetch(items: Iterable[tuple[Calls, str, Policy]]) -> None:
 # -- units, as run in a job process (or in process with --jobs 1) ---------------------------
 
 
-def _case_task(cases: Sequence[Case]) -> Delta:
+def _case_task(task: tuple[Sequence[Case], dict[str, list[Finding]]]) -> Delta:
+    cases, vocab_findings = task
     runner = _RUNNER
     sub = _fresh(runner)
+    # found after the processes forked: what the documented vocabulary cases judge
+    sub.vocab_findings = {**runner.vocab_findings, **vocab_findings}
     before = len(sub.notes)
     pairs = {case.id: sub.case_pairs(case) for case in cases}
     _prefetch((calls, case.text, case.policy) for case in cases for pair in pairs[case.id] for calls in set(pair))
@@ -179,6 +186,20 @@ def _vocab_task(names: Sequence[str]) -> Delta:
     return _delta(sub, before, vocab_findings=found)
 
 
+def _long_task(units: Sequence[Any]) -> Delta:
+    from harness.run.long_tier import run_unit
+
+    sub = _fresh(_RUNNER)
+    before = len(sub.notes)
+    reach: dict[str, dict[str, int]] = {}
+    for unit in units:
+        for adapter, length in run_unit(sub, unit).items():
+            reach.setdefault(adapter, {})[unit.kind] = length
+    delta = _delta(sub, before)
+    delta.long_reach = reach
+    return delta
+
+
 def _shrink_task(work: Sequence[tuple[Any, int, float | None]]) -> list[tuple[Finding, bool]]:
     from harness.generate.minimise import shrink_finding_bounded
 
@@ -191,8 +212,15 @@ def _shrink_task(work: Sequence[tuple[Any, int, float | None]]) -> list[tuple[Fi
     return out
 
 
+def _pool_task(specs: Sequence[dict[str, Any]]) -> list[list[str]]:
+    from harness.generate.strategies import hostile_pool
+
+    return [hostile_pool(**spec) for spec in specs]
+
+
 TASKS: dict[str, Callable[[Sequence[Any]], Any]] = {
-    "vocab": _vocab_task, "cases": _case_task, "generated": _generated_task, "shrink": _shrink_task,
+    "vocab": _vocab_task, "cases": _case_task, "generated": _generated_task, "long": _long_task,
+    "shrink": _shrink_task, "pool": _pool_task,
 }
 
 
@@ -218,9 +246,11 @@ def chunked(items: Sequence[Any], size: int) -> list[Sequence[Any]]:
 class Jobs:
     """The processes of a run and the order results are merged in.
 
-    Each phase forks its own processes (and ends them when it is done), so they start
-    from the parent's state at that phase: the vocabulary findings the cases need, the
-    references cases added. Shrinking keeps one set of processes until :meth:`close`.
+    The processes are forked once, at the first parallel phase, and serve every phase
+    until :meth:`close` (an isolated adapter's worker is started once per process, not
+    once per phase). What a later phase needs of the parent's state travels with its
+    tasks (the vocabulary findings the documented cases judge); an adapter added after
+    the fork (a case's own reference) makes them fork again.
     """
 
     def __init__(self, runner: Any, jobs: int = 1) -> None:
@@ -232,7 +262,8 @@ class Jobs:
             self.jobs = 1
             self.note = f"--jobs {self.requested} needs the fork start method, which this platform lacks; ran with 1"
         self._pool: ProcessPoolExecutor | None = None
-        self._pool_kind = ""
+        #: the adapters the processes were forked with: a new one means forking again
+        self._forked_with: tuple[str, ...] = ()
 
     @property
     def parallel(self) -> bool:
@@ -247,12 +278,18 @@ class Jobs:
         except BaseException:
             self.close(terminate=True)  # interrupted: do not wait for the tasks running
             raise
-        self.close()
 
     def shrink_many(self, work: list[tuple[Any, int, float | None]]) -> list[tuple[Finding, bool]]:
         """Shrink every candidate of ``work``, in parallel; results in ``work``'s order."""
-        results: list[tuple[Finding, bool]] = []
-        for part in self._results("shrink", [[w] for w in work]):
+        return self.map("shrink", work)
+
+    def map(self, kind: str, items: Sequence[Any]) -> list[Any]:
+        """The task ``kind`` on each item, in parallel; results in ``items``' order.
+
+        Unlike :meth:`run` nothing is merged into the runner.
+        """
+        results: list[Any] = []
+        for part in self._results(kind, [[item] for item in items]):
             results.extend(part)
         return results
 
@@ -263,12 +300,13 @@ class Jobs:
             for task in tasks:
                 yield _run_task(kind, task)
             return
-        if self._pool is not None and self._pool_kind != kind:
+        adapters = tuple(sorted(self.runner.selected.calls))
+        if self._pool is not None and self._forked_with != adapters:
             self.close()
         if self._pool is None:
             context = multiprocessing.get_context("fork")
             self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context, initializer=_child_init)
-            self._pool_kind = kind
+            self._forked_with = adapters
         try:
             yield from self._pool.map(_run_task, [kind] * len(tasks), tasks)
         except BrokenProcessPool as exc:

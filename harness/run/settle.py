@@ -113,6 +113,8 @@ class Settler:
         #: shrinks done ahead (in parallel), by the candidate's position in ``settle``
         self._ahead: dict[int, tuple[Finding, bool]] = {}
         self._position = 0
+        #: the candidates of the current ``settle`` not settled yet (None: done)
+        self.unsettled: list[Candidate | None] = []
         #: (adapter, check, kind) -> minimal inputs found, each with what it counts into
         self.minimal: dict[tuple[str, str, str], list[tuple[str, Absorber | DivergenceRecord]]] = {}
         self.shrinks: dict[tuple[str, str, str], int] = {}
@@ -126,14 +128,23 @@ class Settler:
         # findings on a case's own expectations cannot be shrunk (no other text has an
         # expectation): settled last, so they can join a cause the others found
         ordered = sorted(candidates, key=lambda c: (not shrinkable(c.finding), _order(c)))
+        self.unsettled = list(ordered)
         self._ahead = self._shrink_ahead(ordered, self.shrink_many) if self.shrink_many is not None else {}
         for done, candidate in enumerate(ordered):
             self._position = done
             record = self._settle_one(candidate)
+            self.unsettled[done] = None
             if record is not None:
                 created.append(record)
             self.progress(done + 1, len(ordered))
+        self.unsettled = []
         return created
+
+    def left_over(self) -> list[Candidate]:
+        """What an interrupted :meth:`settle` did not reach (to settle again, unshrunk)."""
+        left = [c for c in self.unsettled if c is not None]
+        self.unsettled = []
+        return left
 
     def _settle_one(self, candidate: Candidate) -> DivergenceRecord | None:
         finding = candidate.finding

@@ -290,7 +290,12 @@ class WorkerExecutor:
                 self._kill()
                 answers.append((key, Outcome.crashed(exc.cause, f"the worker died ({exc.cause}) during {op}")))
                 return n + 1
-            answers.append((key, decode_outcome(message["outcome"])))
+            outcome = decode_outcome(message["outcome"])
+            answers.append((key, outcome))
+            if outcome.kind == "crashed":
+                # the worker said it is ending (out of memory): the rest go to a new one
+                self._kill()
+                return n + 1
             if follow:
                 try:
                     message = self._expect(n, "follow", timeout)
