@@ -34,7 +34,7 @@ from harness.calls import Calls, surface_from_data
 from harness.checks.base import AGREE, SKIP, UNSUPPORTED, Result, Subject, expected_text, shape
 from harness.outcomes import Outcome
 
-__all__ = ["RULES", "check_api_surface", "outcome_key", "surface_of"]
+__all__ = ["RULES", "check_api_surface", "outcome_key", "surface_of", "takes_ids"]
 
 Surface = dict[str, Outcome]
 
@@ -99,11 +99,15 @@ RULES: tuple[tuple[str, str, str, Callable[[Outcome], Outcome]], ...] = (
     ("tiktoken", "decode_bytes_batch", "decode_bytes", _wrap),
     *(("tokenizers", f"encode_batch[{p}]", f"encode[{p}]", _wrap) for p in ("special", "plain")),
     ("tokenizers", "decode_batch[keep]", "decode[keep]", _wrap),
+    ("transformers", "__call__[plain]", "encode[plain]", _same),
+    ("transformers", "__call__batch[plain]", "encode[plain]", _wrap),
+    ("transformers", "batch_decode[default]", "decode[default]", _wrap),
 )
 
 #: Paths whose input is the IDs an encode path produced (compared across releases only
 #: when those IDs agree).
-_DECODE_SOURCES = {"tiktoken": ("encode[all]", "encode_ordinary"), "tokenizers": ("encode[plain]",)}
+_DECODE_SOURCES = {"tiktoken": ("encode[all]", "encode_ordinary"), "tokenizers": ("encode[plain]",),
+                   "transformers": ("encode[plain]",)}
 
 
 def _agrees(got: Outcome, want: Outcome) -> bool:
@@ -176,27 +180,25 @@ def _changes(family: str, mine: Surface, theirs: Surface) -> list[tuple[str, Out
     sources = _DECODE_SOURCES.get(family, ())
     same_ids = next((mine[s].value == theirs[s].value for s in sources
                      if s in mine and s in theirs and mine[s].is_ok and theirs[s].is_ok), False)
-    decode_paths = _decode_paths(mine, sources)
     changed = []
     for path, outcome in mine.items():
         other = theirs.get(path)
         if other is None or outcome.is_unsupported or other.is_unsupported:
             continue
-        if path in decode_paths and not same_ids:
+        if takes_ids(path) and not same_ids:
             continue
         if outcome_key(outcome) != outcome_key(other):
             changed.append((path, outcome, other))
     return changed
 
 
-def _decode_paths(surface: Surface, sources: tuple[str, ...]) -> set[str]:
-    """Paths after the decode source in walk order: they take its IDs as input."""
-    paths = list(surface)
-    starts = [paths.index(s) for s in sources if s in paths]
-    if not starts:
-        return set()
-    first_decode = next((i for i, p in enumerate(paths) if p.startswith("decode")), len(paths))
-    return set(paths[first_decode:])
+def takes_ids(path: str) -> bool:
+    """Whether a path's input is the IDs an encode path gave (not the text).
+
+    >>> takes_ids("decode_with_offsets"), takes_ids("encode_single_token[pieces]"), takes_ids("encode[all]")
+    (True, True, False)
+    """
+    return path.startswith(("decode", "batch_decode", "convert_ids")) or path == "encode_single_token[pieces]"
 
 
 def _label(outcome: Outcome) -> str:
