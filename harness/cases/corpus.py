@@ -72,7 +72,7 @@ def read_corpus(paths: Iterable[str | os.PathLike[str]], options: CorpusOptions 
         if root.is_dir():
             files = sorted(p for p in root.rglob("*") if p.is_file() and not any(
                 part.startswith(".") for part in p.relative_to(root).parts))
-        elif root.is_file():
+        elif root.exists():  # a file, or a pipe (--corpus /dev/stdin)
             files = [root]
         else:
             raise CorpusError(f"--corpus {path}: no such file or folder")
