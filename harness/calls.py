@@ -138,17 +138,26 @@ class InProcess:
 def surface_to_data(pairs: Any) -> tuple[tuple[Any, ...], ...]:
     """(path, Outcome) pairs as plain tuples, so a whole API surface crosses the worker
     protocol as one value: ``(path, "ok", value)`` or ``(path, kind, category, native_type,
-    message)``. ``TypeError`` if ``pairs`` is not a list of (str, Outcome).
+    message)``, or ``(path, "same", earlier path)`` for an outcome equal to an earlier
+    path's (a million-token input's IDs then cross once, not once per encode path).
+    ``TypeError`` if ``pairs`` is not a list of (str, Outcome).
 
-    >>> surface_to_data([("encode[default]", Outcome.ok([1, 2]))])
-    (('encode[default]', 'ok', (1, 2)),)
+    >>> surface_to_data([("encode[default]", Outcome.ok([1, 2])), ("encode[all]", Outcome.ok([1, 2]))])
+    (('encode[default]', 'ok', (1, 2)), ('encode[all]', 'same', 'encode[default]'))
     """
     rows = []
+    seen: dict[Any, str] = {}
     for item in pairs:
         if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str) and isinstance(item[1], Outcome)):
             raise TypeError(f"an API surface is a list of (path, Outcome) pairs, not {type(item).__name__}")
         path, outcome = item
-        if outcome.kind == "ok":
+        try:
+            earlier = seen.setdefault(outcome, path)
+        except TypeError:  # an unhashable value: sent as it is
+            earlier = path
+        if earlier != path:
+            rows.append((path, "same", earlier))
+        elif outcome.kind == "ok":
             rows.append((path, "ok", outcome.value))
         else:
             rows.append((path, outcome.kind, outcome.category, outcome.native_type, outcome.message))
@@ -160,7 +169,9 @@ def surface_from_data(data: Any) -> dict[str, Outcome]:
     out: dict[str, Outcome] = {}
     for row in data:
         path, kind = row[0], row[1]
-        if kind == "ok":
+        if kind == "same":
+            out[path] = out[row[2]]
+        elif kind == "ok":
             out[path] = Outcome.ok(row[2])
         else:
             out[path] = Outcome(kind=kind, category=row[2], native_type=row[3], message=row[4])

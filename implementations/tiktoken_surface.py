@@ -17,14 +17,17 @@ never an error of the release. Paths are named ``method`` or ``method[variant]``
   with surrogates kept as their 3-byte sequences, so a lone surrogate reaches it as
   invalid UTF-8;
 - ``encode_single_token[text]`` (the whole text) and ``encode_single_token[pieces]``
-  (each token's bytes back to its ID);
-- ``decode_bytes``, ``decode[replace]``, ``decode[strict]``, ``decode_single_token_bytes``,
-  ``decode_tokens_bytes``, ``decode_with_offsets``, ``decode_batch``,
-  ``decode_bytes_batch``, all on the IDs of ``encode[all]`` (or of ``encode_ordinary``
-  when that raised), so special tokens are decoded too.
+  (each distinct token's bytes back to its ID, in first-seen order);
+- ``decode_bytes``, ``decode[replace]``, ``decode[strict]``,
+  ``decode_single_token_bytes[distinct]`` (each distinct ID), ``decode_tokens_bytes``,
+  ``decode_with_offsets``, ``decode_batch``, ``decode_bytes_batch``, all on the IDs of
+  ``encode[all]`` (or of ``encode_ordinary`` when that raised), so special tokens are
+  decoded too.
 
 Values are plain data (tuples, bytes, str, int) so the surface crosses a worker
-boundary in one call.
+boundary in one call. A list of token byte strings (``decode_tokens_bytes``) is kept as
+``(joined bytes, (length, ...))``: the same information, but a million-token input does
+not become a million small objects to encode, send and store.
 """
 
 from __future__ import annotations
@@ -112,12 +115,24 @@ def walk(enc: Any, text: str, *, classify: Classify, release: str) -> list[tuple
     return w.out
 
 
+def pieces_value(tokens: Any) -> tuple[bytes, tuple[int, ...]]:
+    """A list of token byte strings as (joined bytes, lengths).
+
+    >>> pieces_value([b"ab", b"", b"c"])
+    (b'abc', (2, 0, 1))
+    """
+    return b"".join(tokens), tuple(len(t) for t in tokens)
+
+
 def _decode_paths(w: _Walker, ids: list[int]) -> None:
+    distinct = list(dict.fromkeys(ids))
     w.call("decode_bytes", "decode", "decode_bytes", ids)
     w.call("decode[replace]", "decode", "decode", ids, errors="replace")
     w.call("decode[strict]", "decode", "decode", ids, errors="strict")
-    singles = _each(w, "decode_single_token_bytes", "decode", ids)
-    w.call("decode_tokens_bytes", "decode", "decode_tokens_bytes", ids)
+    singles = _each(w, "decode_single_token_bytes", "decode", distinct, path="decode_single_token_bytes[distinct]")
+    tokens = w.call("decode_tokens_bytes", "decode", "decode_tokens_bytes", ids)
+    if tokens.is_ok:
+        w.out[-1] = ("decode_tokens_bytes", Outcome.ok(pieces_value(tokens.value)))
     w.call("decode_with_offsets", "decode", "decode_with_offsets", ids)
     w.call("decode_batch", "decode", "decode_batch", [ids])
     w.call("decode_bytes_batch", "decode", "decode_bytes_batch", [ids])

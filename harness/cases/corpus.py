@@ -29,9 +29,9 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Iterable, Iterator, Literal
+from typing import Any, BinaryIO, Iterable, Iterator, Literal
 
-__all__ = ["CorpusError", "CorpusOptions", "Document", "read_corpus"]
+__all__ = ["CorpusError", "CorpusOptions", "Document", "corpus_case_batches", "read_corpus"]
 
 Split = Literal["file", "blank-line", "separator"]
 _CHUNK = 1 << 20
@@ -72,12 +72,31 @@ def read_corpus(paths: Iterable[str | os.PathLike[str]], options: CorpusOptions 
         if root.is_dir():
             files = sorted(p for p in root.rglob("*") if p.is_file() and not any(
                 part.startswith(".") for part in p.relative_to(root).parts))
-        elif root.is_file():
+        elif root.exists():  # a file, or a pipe (--corpus /dev/stdin)
             files = [root]
         else:
             raise CorpusError(f"--corpus {path}: no such file or folder")
         for file in files:
             yield from _read_file(file, options)
+
+
+def corpus_case_batches(paths: Iterable[str | os.PathLike[str]], options: CorpusOptions = CorpusOptions(), *,
+                        size: int = 256) -> Iterator[list[Any]]:
+    """The documents as cases for ``tokconf run``, ``size`` at a time (a run keeps what it
+    found, not the corpus). A case's id is ``corpus:`` + :attr:`Document.where`, so every
+    finding names file, document number and byte offset; its ``line`` is the document
+    number plus one."""
+    from harness.cases.model import Case
+
+    batch: list[Any] = []
+    for document in read_corpus(paths, options):
+        batch.append(Case(id=f"corpus:{document.where}", text=document.text, file=document.file,
+                          line=document.number + 1, tags=("corpus",)))
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
 
 
 def _read_file(file: Path, options: CorpusOptions) -> Iterator[Document]:

@@ -43,7 +43,7 @@ from harness.calls import Calls, surface_from_data
 from harness.checks.base import AGREE, DEFAULT, SKIP, UNSUPPORTED, Result, Subject, expected_text, shape
 from harness.outcomes import Outcome
 
-__all__ = ["RULES", "check_api_surface", "outcome_key", "surface_of"]
+__all__ = ["RULES", "check_api_surface", "outcome_key", "surface_of", "takes_ids"]
 
 Surface = dict[str, Outcome]
 
@@ -73,7 +73,7 @@ def _wrap(o: Outcome) -> Outcome:
 
 
 def _join(o: Outcome) -> Outcome:
-    return Outcome.ok(b"".join(o.value)) if o.is_ok else o
+    return Outcome.ok(o.value[0]) if o.is_ok else o  # (joined bytes, lengths)
 
 
 def _utf8(errors: str) -> Callable[[Outcome], Outcome]:
@@ -114,14 +114,12 @@ RULES: tuple[tuple[str, str, str, Callable[[Outcome], Outcome]], ...] = (
     *(("tiktoken", f"encode_batch[{p}]", f"encode[{p}]", _wrap) for p in ("default", "all", "ordinary", "one")),
     *(("tiktoken", f"encode_to_numpy[{p}]", f"encode[{p}]", _same) for p in ("default", "all", "ordinary", "one")),
     ("tiktoken", "encode_ordinary_batch", "encode_ordinary", _wrap),
-    ("tiktoken", "decode_tokens_bytes", "decode_single_token_bytes", _same),
     ("tiktoken", "decode_bytes", "decode_tokens_bytes", _join),
     ("tiktoken", "decode[replace]", "decode_bytes", _utf8("replace")),
     ("tiktoken", "decode[strict]", "decode_bytes", _utf8("strict")),
     ("tiktoken", "decode_with_offsets", "decode[strict]", _same),
     ("tiktoken", "decode_batch", "decode[replace]", _wrap),
     ("tiktoken", "decode_bytes_batch", "decode_bytes", _wrap),
-    ("tiktoken", "encode_single_token[pieces]", "encode[all]", _same),
     *(("tokenizers", f"encode_batch[{p}]", f"encode[{p}]", _wrap) for p in ("special", "plain")),
     ("tokenizers", "decode_batch[keep]", "decode[keep]", _wrap),
     # tiktoken's WASM build walks tiktoken's names (implementations/javascript/tiktoken_wasm.mjs)
@@ -138,11 +136,15 @@ RULES: tuple[tuple[str, str, str, Callable[[Outcome], Outcome]], ...] = (
     *(("gpt-tokenizer", p, "decode_bytes", _utf8("replace"))
       for p in ("decode", "decode[again]", "decode[after-partial]", "decodeGenerator", "decodeAsyncGenerator",
                 "decodeAsync")),
+    ("transformers", "__call__[plain]", "encode[plain]", _same),
+    ("transformers", "__call__batch[plain]", "encode[plain]", _wrap),
+    ("transformers", "batch_decode[default]", "decode[default]", _wrap),
 )
 
 #: Paths whose input is the IDs an encode path produced (compared across releases only
 #: when those IDs agree).
-_DECODE_SOURCES = {"tiktoken": ("encode[all]", "encode_ordinary"), "tokenizers": ("encode[plain]",)}
+_DECODE_SOURCES = {"tiktoken": ("encode[all]", "encode_ordinary"), "tokenizers": ("encode[plain]",),
+                   "transformers": ("encode[plain]",)}
 
 
 def _agrees(got: Outcome, want: Outcome) -> bool:
@@ -178,8 +180,8 @@ def _inconsistencies(family: str, surface: Surface, text: str, calls: Calls) -> 
         if fam != family or path not in surface or source not in surface:
             continue
         got, base = surface[path], surface[source]
-        if got.is_unsupported or base.is_unsupported or (path == "encode_single_token[pieces]" and not base.is_ok):
-            continue  # (the pieces came from encode_ordinary when encode[all] raised)
+        if got.is_unsupported or base.is_unsupported:
+            continue
         if path == "decode_with_offsets":
             got = _offsets_text(got)
             ids = surface.get("encode[all]")
@@ -191,7 +193,28 @@ def _inconsistencies(family: str, surface: Surface, text: str, calls: Calls) -> 
         if not _agrees(got, want):
             found.append((path, source, got, want))
     if family == "tiktoken":
-        found += _raw_bytes(surface, text, calls)
+        found += _raw_bytes(surface, text, calls) + _pieces(surface)
+    return found
+
+
+def _pieces(surface: Surface) -> list[tuple[str, str, Outcome, Outcome]]:
+    """Single-token paths against the IDs they came from: ``decode_tokens_bytes`` is each
+    ID's ``decode_single_token_bytes``, and ``encode_single_token`` takes each back."""
+    source = surface.get("encode[all]") if surface.get("encode[all]", Outcome.ok(None)).is_ok else surface.get("encode_ordinary")
+    singles = surface.get("decode_single_token_bytes[distinct]")
+    if source is None or not source.is_ok or singles is None or singles.is_unsupported:
+        return []
+    found = []
+    distinct = tuple(dict.fromkeys(source.value))
+    tokens = surface.get("decode_tokens_bytes")
+    if singles.is_ok and tokens is not None and not tokens.is_unsupported:
+        table = dict(zip(distinct, singles.value))
+        want = Outcome.ok((b"".join(table[i] for i in source.value), tuple(len(table[i]) for i in source.value)))
+        if not _agrees(tokens, want):
+            found.append(("decode_tokens_bytes", "decode_single_token_bytes[distinct]", tokens, want))
+    back = surface.get("encode_single_token[pieces]")
+    if back is not None and not back.is_unsupported and not _agrees(back, Outcome.ok(distinct)):
+        found.append(("encode_single_token[pieces]", "encode[all]", back, Outcome.ok(distinct)))
     return found
 
 
@@ -215,27 +238,26 @@ def _changes(family: str, mine: Surface, theirs: Surface, *, native: bool = True
     sources = _DECODE_SOURCES.get(family, ())
     same_ids = next((mine[s].value == theirs[s].value for s in sources
                      if s in mine and s in theirs and mine[s].is_ok and theirs[s].is_ok), False)
-    decode_paths = _decode_paths(mine, sources)
     changed = []
     for path, outcome in mine.items():
         other = theirs.get(path)
         if other is None or outcome.is_unsupported or other.is_unsupported:
             continue
-        if path in decode_paths and not same_ids:
+        if takes_ids(path) and not same_ids:
             continue
         if outcome_key(outcome, native=native) != outcome_key(other, native=native):
             changed.append((path, outcome, other))
     return changed
 
 
-def _decode_paths(surface: Surface, sources: tuple[str, ...]) -> set[str]:
-    """Paths after the decode source in walk order: they take its IDs as input."""
-    paths = list(surface)
-    starts = [paths.index(s) for s in sources if s in paths]
-    if not starts:
-        return set()
-    first_decode = next((i for i, p in enumerate(paths) if p.startswith("decode")), len(paths))
-    return set(paths[first_decode:])
+def takes_ids(path: str) -> bool:
+    """Whether a path's input is the IDs an encode path gave (not the text).
+
+    >>> takes_ids("decode_with_offsets"), takes_ids("encode_single_token[pieces]"), takes_ids("encode[all]")
+    (True, True, False)
+    """
+    return (path.startswith(("decode", "batch_decode", "convert_ids", "TextDecoder("))
+            or path == "encode_single_token[pieces]")
 
 
 def _label(outcome: Outcome) -> str:

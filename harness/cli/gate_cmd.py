@@ -32,6 +32,8 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-changes", type=int, default=10_000, metavar="N",
                         help="list at most N changes (all are counted; default 10000)")
     parser.add_argument("--quiet", action="store_true", help="no progress")
+    parser.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS",
+                        help="per call of an isolated adapter; a whole API surface is one call (default 600)")
     add_corpus_options(parser)
     parser.set_defaults(handler=run)
 
@@ -59,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         header, _ = read_golden(args.golden)
         names = args.impl or [a.name for a in header.adapters]
-        selected = build_adapters(registry, names, isolation=Isolation())
+        selected = build_adapters(registry, names, isolation=Isolation(timeout_s=args.timeout))
     except (GoldenError, SelectionError) as exc:
         raise UsageError(str(exc)) from exc
     progress = (lambda n: None) if (args.quiet or args.json) else _progress

@@ -34,4 +34,9 @@ def corpus_options(args: argparse.Namespace):
             raise UsageError(f"--separator: {exc}") from exc
     if args.split == "separator" and not separator:
         raise UsageError("--split separator needs --separator TEXT, e.g. --separator '\\x1e'")
+    from pathlib import Path
+
+    for path in args.corpus:
+        if not Path(path).exists():
+            raise UsageError(f"--corpus {path}: no such file or folder")
     return CorpusOptions(split=args.split, separator=separator, text_field=args.text_field)

@@ -19,6 +19,7 @@ from typing import Any, TextIO
 
 from harness.cli import EXIT_DIVERGENCE, EXIT_OK, UsageError, apply_common, claim_encoding
 from harness.cli.interrupts import catch_stops, describe_stop, stop_exit_code
+from harness.cli.inputs import add_corpus_options, corpus_options
 from harness.cli.isolation import add_isolation_arguments, isolation_from_args
 from harness.cli.summary import print_summary
 
@@ -55,6 +56,7 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
                         help="time bound of shrinking one finding (default 60; 0 = no bound)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     add_isolation_arguments(parser)
+    add_corpus_options(parser)
     parser.set_defaults(handler=run)
 
 
@@ -96,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
     from harness.run.settle import DEFAULT_SHRINK_SECONDS
     from harness.run.selection import SelectionError, parse_references, select
     from harness.generate.strategies import resolve_profile
+    from harness.cases.corpus import CorpusError, corpus_case_batches
 
     started = _dt.datetime.now(_dt.timezone.utc)
     registry = apply_common(args)
@@ -104,6 +107,7 @@ def run(args: argparse.Namespace) -> int:
     if args.shrink_seconds is not None and args.shrink_seconds < 0:
         raise UsageError(f"--shrink-seconds must be 0 (no bound) or more, got {args.shrink_seconds:g}")
     isolation = isolation_from_args(args, registry)
+    corpus = corpus_options(args)
     try:
         profile = resolve_profile(args.profile)
         long = args.long or profile == "nightly"
@@ -133,6 +137,11 @@ def run(args: argparse.Namespace) -> int:
             try:
                 runner.run_vocab()
                 runner.run_cases(cases)
+                try:
+                    for batch in corpus_case_batches(args.corpus, corpus):
+                        runner.run_cases(batch)
+                except CorpusError as exc:
+                    raise UsageError(str(exc)) from exc
                 if not args.no_generated:
                     runner.run_generated(GenerationOptions(profile=profile, seed=args.seed,
                                                            max_examples=args.max_examples))

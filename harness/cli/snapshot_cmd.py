@@ -34,6 +34,8 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
     parser.add_argument("--long-sizes", default="10000,100000,1000000", metavar="N,N,...",
                         help="lengths of the long runs (default 10000,100000,1000000)")
     parser.add_argument("--quiet", action="store_true", help="no progress")
+    parser.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS",
+                        help="per call of an isolated adapter; a whole API surface is one call (default 600)")
     add_corpus_options(parser)
     parser.set_defaults(handler=run)
 
@@ -62,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
                            max_examples=args.max_examples, seed=args.seed, long_sizes=long_sizes(args),
                            corpus=tuple(args.corpus), corpus_options=corpus_options(args))
     try:
-        selected = build_adapters(registry, args.impl, isolation=Isolation())
+        selected = build_adapters(registry, args.impl, isolation=Isolation(timeout_s=args.timeout))
     except SelectionError as exc:
         raise UsageError(str(exc)) from exc
     literals = {lit for c in selected.calls.values() for lit, _ in c.info.special_tokens}

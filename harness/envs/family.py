@@ -23,18 +23,17 @@ from harness.registry import ENTRY_POINT_GROUP, AdapterSpec, AdapterUnavailable
 from harness.vocab import VOCAB_FILES, cache_dir, vocab_path, vocab_unavailable_reason
 from harness.envs.store import find_adapter, load_all
 
-__all__ = ["RemoteAdapter", "env_executor", "family", "is_env_adapter", "own_entry_points", "verified_vocab_dir"]
+__all__ = ["RemoteAdapter", "env_executor", "family", "is_env_spec", "own_entry_points", "verified_vocab_dir"]
 
 _OWN = ("implementations.", "harness.")
+#: what the registry's provider text of this family ends with
+_PROVIDER_TAIL = "harness.envs.family:family"
 
 
-def is_env_adapter(name: str) -> bool:
-    """Whether ``name`` is an environment's versioned adapter name.
-
-    >>> is_env_adapter("tiktoken@0.9.0:cl100k_base"), is_env_adapter("tiktoken:cl100k_base")
-    (True, False)
-    """
-    return "@" in name.partition(":")[0]
+def is_env_spec(spec: AdapterSpec) -> bool:
+    """Whether ``spec`` is an environment's adapter (registered by this family; other
+    families may put a version in a name too, ``js-tiktoken@1.0.21:...``)."""
+    return spec.provider.endswith(_PROVIDER_TAIL)
 
 
 def own_entry_points() -> tuple[tuple[str, str], ...]:

@@ -143,17 +143,23 @@ class GoldenWriter:
     def add(self, source: str, text: str, outcomes: dict[str, dict[str, Outcome]]) -> None:
         raw = text.encode("utf-8", "surrogatepass")
         values: list[dict[str, Any]] = []
-        index: dict[str, int] = {}
+        index: dict[Any, int] = {}
         table: dict[str, dict[str, int]] = {}
         for adapter, paths in outcomes.items():
             row = table.setdefault(adapter, {})
             for path, outcome in paths.items():
-                encoded = outcome_to_json(outcome, text, raw)
-                key = json.dumps(encoded, sort_keys=True)
-                if key not in index:
-                    index[key] = len(values)
-                    values.append(encoded)
-                row[path] = index[key]
+                # what is stored: the value, or kind + category + native type (no message)
+                key: Any = (outcome.kind, outcome.value) if outcome.is_ok else (outcome.kind, outcome.category,
+                                                                                 outcome.native_type)
+                try:
+                    known = index.get(key)
+                except TypeError:  # an unhashable value
+                    key, known = json.dumps(outcome_to_json(outcome), sort_keys=True), None
+                    known = index.get(key)
+                if known is None:
+                    known = index[key] = len(values)
+                    values.append(outcome_to_json(outcome, text, raw))
+                row[path] = known
         self._line({"n": self.count, "source": source, "text": encode_value(text), "values": values, "outcomes": table})
         self.count += 1
 

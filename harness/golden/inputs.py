@@ -4,9 +4,10 @@
 - ``generated:N``: hostile text from :func:`harness.generate.strategies.hostile_text`
   (derandomized, seeded) and the fixed hostile atoms, for the special literals of the
   adapters recorded;
-- ``long:CHAR*N``: long runs (:data:`LONG_RUNS` at :data:`LONG_SIZES`): spaces, tabs,
-  ideographic spaces, newlines, letters, digits, CJK and a mixed run, where releases
-  have panicked, overflowed their stack or slowed down quadratically;
+- ``long:KIND*N``: the long tier of ``tokconf run --long``
+  (:mod:`harness.generate.long_inputs`: spaces, tabs, ideographic spaces, newlines,
+  letters, digits, CJK and mixed runs of 10^4 to 10^6 characters), where releases have
+  panicked, overflowed their stack or slowed down quadratically;
 - ``corpus:FILE#DOC@BYTE``: documents of user corpora (:mod:`harness.cases.corpus`).
 
 Inputs are produced lazily; the same text from two sources is recorded once (its first
@@ -20,15 +21,7 @@ from typing import Iterable, Iterator, Sequence
 
 from harness.cases.corpus import CorpusOptions, read_corpus
 
-__all__ = ["Input", "LONG_RUNS", "LONG_SIZES", "case_inputs", "corpus_inputs", "generated_inputs", "long_inputs",
-           "unique"]
-
-#: (label, the repeated unit) of the long runs
-LONG_RUNS: tuple[tuple[str, str], ...] = (
-    ("space", " "), ("tab", "\t"), ("ideographic-space", "\u3000"), ("newline", "\n"),
-    ("letter", "a"), ("digit", "1"), ("cjk", "中"), ("mixed", " a1\u3000\n中"),
-)
-LONG_SIZES: tuple[int, ...] = (10_000, 100_000, 1_000_000)
+__all__ = ["Input", "case_inputs", "corpus_inputs", "generated_inputs", "long_inputs", "unique"]
 
 
 @dataclass(frozen=True)
@@ -53,11 +46,12 @@ def generated_inputs(literals: Sequence[str], *, count: int, seed: int = 0) -> I
         yield Input(f"generated:{n}", text)
 
 
-def long_inputs(sizes: Iterable[int] = LONG_SIZES) -> Iterator[Input]:
-    for size in sizes:
-        for label, unit in LONG_RUNS:
-            # then one letter: the run is not the whole input, as in real text
-            yield Input(f"long:{label}*{size}", unit * (size // len(unit)) + "x")
+def long_inputs(sizes: Iterable[int] | None = None) -> Iterator[Input]:
+    from harness.generate.long_inputs import LONG_KINDS, LONG_LENGTHS, long_text
+
+    for size in sizes or LONG_LENGTHS:
+        for kind in LONG_KINDS:
+            yield Input(f"long:{kind}*{size}", long_text(kind, size).text())
 
 
 def corpus_inputs(paths: Sequence[str], options: CorpusOptions = CorpusOptions()) -> Iterator[Input]:

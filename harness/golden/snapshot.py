@@ -45,10 +45,10 @@ class InputOptions:
 def build_adapters(registry: Registry, names: Sequence[str], *, isolation: Any = None) -> Selected:
     """The adapters to record: the named ones (each must run), or every available one that
     is not another environment's (those are asked for by name)."""
-    from harness.envs.family import is_env_adapter
+    from harness.envs.family import is_env_spec
 
     selected = Selected(registry, isolation=isolation)
-    wanted = list(names) or [n for n in registry.names() if not is_env_adapter(n)]
+    wanted = list(names) or [s.name for s in registry.specs() if not is_env_spec(s)]
     failed = []
     for name in wanted:
         if selected.add(name) is None and names:

@@ -39,6 +39,9 @@ processes (``--tokconf-isolate``, ``--tokconf-no-isolate``, ``--tokconf-timeout`
 documented cases) and every case item ahead over N processes, each item then judged as
 it runs (the generated items are hypothesis tests and stay one at a time: hypothesis
 drives them input by input). ``--tokconf-long`` adds the cases tagged long.
+
+``--tokconf-golden FILE`` adds one item that gates on a golden (``tokconf snapshot``),
+``--tokconf-update-golden`` rewrites it instead (:mod:`harness.pytest.golden`).
 """
 
 from __future__ import annotations
@@ -124,6 +127,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="address-space limit of each worker (default 4096; 0 = none)")
     group.addoption("--tokconf-long", action="store_true", default=False,
                     help="also the cases tagged long (on under the nightly profile)")
+    group.addoption("--tokconf-golden", metavar="FILE", default=None,
+                    help="gate on a golden (tokconf snapshot): one item that fails on any changed outcome")
+    group.addoption("--tokconf-update-golden", action="store_true", default=False,
+                    help="with --tokconf-golden: rewrite the golden (same inputs) instead of gating")
 
 
 def _requested_by_options(config: pytest.Config) -> bool:
@@ -179,6 +186,13 @@ def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: objec
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    golden = config.getoption("tokconf_golden", default=None)
+    if golden:
+        from harness.pytest.golden import GoldenItem
+
+        items.append(GoldenItem.from_parent(session, name=f"tokconf-golden[{golden}]", nodeid=f"tokconf-golden[{golden}]",
+                                            golden=golden, update=bool(config.getoption("tokconf_update_golden")),
+                                            impls=tuple(config.getoption("tokconf_impl") or ())))
     if not _requested_by_options(config):
         return
     if any(isinstance(i, _TokconfItem) for i in items):

@@ -1,6 +1,7 @@
 """Which adapters a run uses, and which one is the reference of each encoding.
 
-- Without ``--impl`` every registered adapter is in the run, plus any adapter a case
+- Without ``--impl`` every registered adapter is in the run (except other environments'
+  adapters, :mod:`harness.envs`, which join by name), plus any adapter a case
   names exactly (``gpt2-encoder:{here}/data/...``), so documented counterexamples on
   special fixtures reproduce. With ``--impl`` only the named ones, plus the references
   they are compared with. ``--encoding`` keeps only adapters of those encodings.
@@ -105,9 +106,9 @@ class Selected:
     def _build(self, spec: AdapterSpec) -> tuple[Calls, str | None, str | None]:
         """The adapter's calls, its library version, and how it is isolated (None: in process)."""
         isolation = self.isolation
-        from harness.envs.family import env_executor, is_env_adapter
+        from harness.envs.family import env_executor, is_env_spec
 
-        if is_env_adapter(spec.name):
+        if is_env_spec(spec):
             # another environment's adapter: always its own worker (with the run's limits)
             reason = spec.unavailable_reason()
             if reason is not None:
@@ -200,7 +201,11 @@ def select(
     selected.preferred = list(case_references)
     wanted_encodings = set(encodings)
     impls = list(impls)
-    for name in impls or registry.names():
+    from harness.envs.family import is_env_spec
+
+    # another environment's adapters join when asked for by name: a default run tests this
+    # environment, and an old release's known bugs must not fail it
+    for name in impls or [s.name for s in registry.specs() if not is_env_spec(s)]:
         if wanted_encodings and _encoding_of(registry, name) not in wanted_encodings:
             continue
         selected.add(name)

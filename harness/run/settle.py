@@ -235,7 +235,7 @@ class Settler:
             if adapter == finding.adapter and minimal and minimal in finding.text:
                 record.occurrences += 1
                 if record.add_symptom(finding.check, finding.kind, finding.detail):
-                    self.runner.cell(finding.adapter, finding.check).divergences.append(record)
+                    _file(self.runner.cell(finding.adapter, finding.check), record)
                 return True
         return False
 
@@ -261,7 +261,7 @@ class Settler:
             self.minimal.setdefault(group, []).append((finding.text, record))
             record.occurrences += 1
             if record.add_symptom(finding.check, finding.kind, finding.detail):
-                self.runner.cell(finding.adapter, finding.check).divergences.append(record)
+                _file(self.runner.cell(finding.adapter, finding.check), record)
             return None
         record = self.runner.record(finding, adapter, reference, status="unexpected",
                                     origin=candidate.origin, case=candidate.case)
@@ -281,3 +281,11 @@ class Settler:
         cell.explained += 1
         if absorber.record is not None and absorber.record not in cell.divergences:
             cell.divergences.append(absorber.record)
+
+
+def _file(cell: Any, record: DivergenceRecord) -> None:
+    """List ``record`` in ``cell`` once: one cause can show twice in one check (the
+    ``expected`` check's IDs and its error expectation), and parity.json's schema wants
+    each divergence once per cell."""
+    if not any(r is record for r in cell.divergences):
+        cell.divergences.append(record)
