@@ -17,7 +17,7 @@ import importlib
 import importlib.metadata
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Iterator
 
 from harness.interface import Adapter
@@ -75,6 +75,10 @@ class AdapterSpec:
     version: str | None = None
     #: the language its users call it from ("JavaScript" for a Node environment's adapters)
     language: str = "Python"
+    #: for an adapter that always runs in a worker of its own (a JavaScript adapter in Node):
+    #: builds its executor, given the run's isolation (or None); the run then calls it there
+    #: whatever --isolate says (:mod:`harness.run.selection`)
+    executor: Callable[[Any], Any] | None = field(default=None, compare=False)
 
     @property
     def library_version(self) -> str | None:
@@ -287,16 +291,7 @@ def _import_target(value: str) -> Any:
 def _with_provider(spec: AdapterSpec, provider: str) -> AdapterSpec:
     if spec.provider:
         return spec
-    return AdapterSpec(
-        name=spec.name,
-        encoding=spec.encoding,
-        factory=spec.factory,
-        library=spec.library,
-        description=spec.description,
-        check=spec.check,
-        provider=provider,
-        version=spec.version,
-    )
+    return replace(spec, provider=provider)  # every other field kept, added ones included
 
 
 def _coerce(obj: Any, provider: str) -> Iterator[AdapterSpec | Family]:

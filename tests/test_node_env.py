@@ -126,6 +126,38 @@ def test_documented_javascript_divergences_reproduce_with_node_snippets(npm_cach
     assert json.loads(shown.stdout) == [100257, 27, 91, 8862, 728, 428, 91, 29, 100257], shown.stderr
 
 
+def test_env_add_npm_refuses_what_it_cannot_do(tmp_path):
+    mixed = tokconf("env", "add", "npm:js-tiktoken@1.0.21", "tiktoken==0.9.0", cache=tmp_path)
+    assert mixed.returncode == 2 and "either Python or Node" in mixed.stderr
+    unknown = tokconf("env", "add", "npm:left-pad@1.3.0", cache=tmp_path)
+    assert unknown.returncode == 2 and "no JavaScript adapter for left-pad" in unknown.stderr
+    nodeless = tokconf("env", "add", "npm:js-tiktoken@1.0.21", cache=tmp_path,
+                       extra_env={"TOKCONF_NODE": "/nonexistent/node"})
+    assert nodeless.returncode == 2 and "Node.js is not installed" in nodeless.stderr
+    assert not (tmp_path / "envs").exists() or not any((tmp_path / "envs").iterdir())
+
+
+@needs_node
+def test_the_page_shows_the_language_and_the_node_snippet(npm_cache, tmp_path):
+    from harness.report.page import render_report
+
+    # an undocumented difference: the terminal shows the Node snippet under the command
+    (tmp_path / "nel.yaml").write_text("version: 1\ncases:\n  - id: nel\n    text_escaped: 'a \\x85b'\n")
+    failing = tokconf("run", "--no-generated", "--impl", "js-tiktoken@1.0.21:cl100k_base", "--cases",
+                      str(tmp_path / "nel.yaml"), "--out", str(tmp_path / "failing"), cache=npm_cache)
+    assert failing.returncode == 1, failing.stdout[-2000:]
+    assert ("  without tokconf:\n    import { getEncoding } from \"js-tiktoken\"; // npm install js-tiktoken@1.0.21\n"
+            "    console.log(JSON.stringify(getEncoding(\"cl100k_base\").encode(\" \\u0085a\", [], \"all\")));"
+            in failing.stdout), failing.stdout[-2000:]
+    done = tokconf("run", "--no-generated", "--impl", "js-tiktoken@1.0.21:cl100k_base",
+                   "--cases", str(ROOT / "cases" / "javascript.yaml"), "--out", str(tmp_path / "ok"), cache=npm_cache)
+    assert done.returncode == 0, done.stdout[-2000:]
+    page = render_report(json.loads((tmp_path / "ok" / "latest" / "parity.json").read_text()))
+    assert '<th>language</th>' in page and '<td class="lang">JavaScript</td>' in page
+    assert "without tokconf" in page and "getEncoding(&#34;cl100k_base&#34;)" in page
+    assert "= pinned" in page  # the bundled rank table's hash, beside the pinned one
+
+
 def test_ci_runs_the_javascript_adapters_in_the_conformance_suite():
     """``.ci/run`` adds the npm environment to the default cache before pytest; the
     conformance suite (tests/test_conformance.py) must then hold its adapters."""

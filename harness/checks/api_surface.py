@@ -123,7 +123,6 @@ RULES: tuple[tuple[str, str, str, Callable[[Outcome], Outcome]], ...] = (
     *(("tokenizers", f"encode_batch[{p}]", f"encode[{p}]", _wrap) for p in ("special", "plain")),
     ("tokenizers", "decode_batch[keep]", "decode[keep]", _wrap),
     # tiktoken's WASM build walks tiktoken's names (implementations/javascript/tiktoken_wasm.mjs)
-    ("tiktoken", "decode_bytes", "decode_single_token_bytes", _join),
     ("tiktoken", "TextDecoder(decode_bytes)", "decode_bytes", _utf8("replace")),
     # gpt-tokenizer (implementations/javascript/gpt_tokenizer.mjs): every count a user can
     # ask for is the length of what encode gives; every decoder is UTF-8 over its bytes
@@ -212,6 +211,13 @@ def _pieces(surface: Surface) -> list[tuple[str, str, Outcome, Outcome]]:
         want = Outcome.ok((b"".join(table[i] for i in source.value), tuple(len(table[i]) for i in source.value)))
         if not _agrees(tokens, want):
             found.append(("decode_tokens_bytes", "decode_single_token_bytes[distinct]", tokens, want))
+    whole = surface.get("decode_bytes")
+    if singles.is_ok and tokens is None and whole is not None and not whole.is_unsupported:
+        # a build without decode_tokens_bytes (tiktoken's WASM build): decode_bytes itself
+        table = dict(zip(distinct, singles.value))
+        want = Outcome.ok(b"".join(table[i] for i in source.value))
+        if not _agrees(whole, want):
+            found.append(("decode_bytes", "decode_single_token_bytes[distinct]", whole, want))
     back = surface.get("encode_single_token[pieces]")
     if back is not None and not back.is_unsupported and not _agrees(back, Outcome.ok(distinct)):
         found.append(("encode_single_token[pieces]", "encode[all]", back, Outcome.ok(distinct)))

@@ -66,8 +66,9 @@ def env_executor(name: str, isolation: Any = None) -> Any:
     env, adapter = found
     if adapter.reason:
         raise AdapterUnavailable(adapter.reason)
-    if env.runtime == "node":
-        return _node_executor(env, adapter, isolation)
+    if env.runtime != "python":
+        raise AdapterUnavailable(f"{name} is an adapter of {env.runtime} environment {env.name}: its family "
+                                 "(implementations.javascript for Node) builds its worker")
     if not Path(env.python).exists():
         raise AdapterUnavailable(f"environment {env.name} has no interpreter at {env.python}: "
                                  f"`tokconf env remove {env.name}` and add it again")
@@ -86,50 +87,20 @@ def env_executor(name: str, isolation: Any = None) -> Any:
     return worker
 
 
-def _node_problem(env: Any) -> str | None:
-    from harness.worker.node import node_unavailable_reason
-
-    reason = node_unavailable_reason()
-    if reason is not None:
-        return reason
-    if not (Path(env.folder) / "node_modules").is_dir():
-        return (f"environment {env.name} has no node_modules in {env.folder}: "
-                f"`tokconf env remove {env.name}` and add it again")
-    return None
-
-
-def _node_executor(env: Any, adapter: Any, isolation: Any) -> Any:
-    """A Node worker for a JavaScript adapter of a Node environment (:mod:`harness.envs.npm`)."""
-    from harness.worker.node import NodeExecutor, NodeSetup
-    from harness.worker.setup import Isolation
-    from implementations.javascript import module_paths
-
-    problem = _node_problem(env)
-    if problem is not None:
-        raise AdapterUnavailable(problem)
-    base = isolation if isolation is not None else Isolation()
-    worker = NodeExecutor(adapter.inner, base, NodeSetup(project=env.folder, modules=module_paths()))
-    if worker.version != adapter.version:
-        worker.close()
-        raise AdapterUnavailable(f"environment {env.name} now has {adapter.library} {worker.version}, not "
-                                 f"{adapter.version} as when it was made: `tokconf env remove {env.name}` "
-                                 "and add it again")
-    worker.info = replace(worker.info, name=adapter.name, provider=f"environment {env.name}")
-    return worker
-
-
 def _check(env: Any, reason: str | None) -> str | None:
     if reason:
         return reason
-    if env.runtime == "node":
-        return _node_problem(env)
     return None if Path(env.python).exists() else f"environment {env.name} has no interpreter at {env.python}"
 
 
 def family() -> list[AdapterSpec]:
-    """Every environment's adapters (the first environment to provide a name keeps it)."""
+    """Every Python environment's adapters (the first environment to provide a name keeps
+    it). A Node environment's JavaScript adapters are a family of their own
+    (:mod:`implementations.javascript.adapters`): other tokenizers, not other releases."""
     specs: dict[str, AdapterSpec] = {}
     for env in load_all():
+        if env.runtime != "python":
+            continue
         for adapter in env.adapters:
             if adapter.name in specs:
                 continue
@@ -138,7 +109,6 @@ def family() -> list[AdapterSpec]:
                 factory=lambda n=adapter.name: RemoteAdapter(n),
                 description=f"{adapter.inner} in environment {env.name} ({', '.join(env.requirements)})",
                 check=lambda r=adapter.reason, e=env: _check(e, r),
-                language="JavaScript" if env.runtime == "node" else "Python",
             )
     return list(specs.values())
 
@@ -170,11 +140,13 @@ class RemoteAdapter(Adapter):
     """An environment's adapter seen as an :class:`Adapter`: each call goes to its worker
     and a failure is raised again under its native type name and category."""
 
-    def __init__(self, name: str) -> None:
-        self.executor = env_executor(name)
+    def __init__(self, name: str, executor: Any = None) -> None:
+        # ``executor``: a worker already started (a JavaScript adapter's Node worker)
+        self.executor = executor if executor is not None else env_executor(name)
         info = self.executor.info
         self.name, self.encoding, self.library = info.name, info.encoding, info.library
         self.capabilities = info.capabilities
+        self.language, self.vocabulary = info.language, info.vocabulary
 
     @property
     def special_tokens(self) -> Mapping[str, int]:

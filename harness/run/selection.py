@@ -108,6 +108,14 @@ class Selected:
         isolation = self.isolation
         from harness.envs.family import env_executor, is_env_spec
 
+        if spec.executor is not None:
+            # an adapter that only runs in a worker of its own (JavaScript, in Node)
+            reason = spec.unavailable_reason()
+            if reason is not None:
+                raise AdapterUnavailable(reason)
+            executor = spec.executor(isolation)
+            network = executor.network.detail if executor.network else "unknown"
+            return Calls(executor), executor.version, f"worker process ({executor.info.provider}); network: {network}"
         if is_env_spec(spec):
             # another environment's adapter: always its own worker (with the run's limits)
             reason = spec.unavailable_reason()

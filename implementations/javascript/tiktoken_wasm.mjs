@@ -132,7 +132,9 @@ export async function build(ctx, encoding) {
       const ids = source.value;
       s.call("decode_bytes", "decode", () => enc.decode(ids));
       s.call("TextDecoder(decode_bytes)", "decode", () => new TextDecoder().decode(enc.decode(ids)));
-      const singles = s.call("decode_single_token_bytes", "decode", () => ids.map((id) => enc.decode_single_token_bytes(id)));
+      // as Python tiktoken's walk (implementations/tiktoken_surface.py): each distinct ID once
+      const distinct = [...new Set(ids)];
+      const singles = s.call("decode_single_token_bytes[distinct]", "decode", () => distinct.map((id) => enc.decode_single_token_bytes(id)));
       if (singles.ok) {
         s.call("encode_single_token[pieces]", "encode_single_token", () => singles.value.map((b) => enc.encode_single_token(b)));
       }
