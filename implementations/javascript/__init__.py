@@ -13,9 +13,11 @@ npm package                   adapter kind        module
 
 :file:`common.mjs` holds what they share: tiktoken's special-token policy in each
 package's own spelling, the canonical hash of a bundled rank table, and the Node snippets
-the report shows. The adapters are registered by ``tokconf env add npm:PACKAGE@VERSION``
-(:mod:`harness.envs.npm`), named with the package version:
-``js-tiktoken@1.0.21:cl100k_base``, ``tiktoken-wasm@1.0.22:o200k_base``.
+the report shows. ``tokconf env add npm:PACKAGE@VERSION`` (:mod:`harness.envs.npm`)
+installs the packages; :mod:`implementations.javascript.adapters` registers one adapter
+per encoding each offers, named with the package version
+(``js-tiktoken@1.0.21:cl100k_base``, ``tiktoken-wasm@1.0.22:o200k_base``), each run in a
+Node worker.
 """
 
 from __future__ import annotations
