@@ -199,3 +199,11 @@ def test_without_node_the_reason_says_so(monkeypatch):
     assert reason is not None and "Node.js is not installed" in reason and "TOKCONF_NODE" in reason
     monkeypatch.delenv("TOKCONF_NODE")
     assert node_unavailable_reason() is None
+
+
+def test_node_json_stringify_escapes_lone_surrogates():
+    """Well-formed JSON.stringify (Node >= 12): a lone surrogate becomes a \\udXXX escape,
+    a pair stays the character; what the protocol relies on before its own ASCII escaping."""
+    script = 'process.stdout.write(JSON.stringify(["\\ud800", "\\udfff", "\\ud83d\\ude00"]))'
+    out = subprocess.run([node_binary(), "-e", script], stdout=subprocess.PIPE, check=True).stdout
+    assert out == '["\\ud800","\\udfff","\U0001f600"]'.encode("utf-8")
