@@ -87,7 +87,8 @@ def print_summary(result: RunResult, out: TextIO) -> None:
         out.write(_clip(f"note: {note}") + "\n")
     if result.incomplete:
         out.write(_clip(f"INCOMPLETE: {result.incomplete['reason']} during {result.incomplete['phase']}; "
-                        f"only what finished is reported, and nothing after it was checked") + "\n")
+                        f"only what finished is reported, nothing after it was checked, and findings were "
+                        f"judged on their own inputs, unshrunk") + "\n")
 
 
 def _failing(record: DivergenceRecord, out: TextIO) -> None:
