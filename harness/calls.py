@@ -9,12 +9,14 @@ Everything that crosses this boundary is plain data (``str``, ``int``, tuples,
 :class:`~harness.cases.model.Policy`, :class:`~harness.outcomes.Outcome`), so the
 :class:`Executor` that performs a call could live in a worker process later (for
 isolation and timeouts) without a check noticing: only :class:`InProcess` would be
-replaced.
+replaced. :class:`harness.worker.client.WorkerExecutor` is that replacement; it also
+answers many calls per round trip (``call_many``), which :meth:`Calls.prefetch` uses.
 """
 
 from __future__ import annotations
 
 import re
+import reprlib
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Callable, Protocol
@@ -63,7 +65,9 @@ class AdapterInfo:
 
 
 class Executor(Protocol):
-    """Performs one call. ``InProcess`` today; a worker-process proxy could replace it."""
+    """Performs one call: :class:`InProcess`, or a worker process
+    (:class:`harness.worker.client.WorkerExecutor`, which also has ``call_many`` and
+    ``close``)."""
 
     info: AdapterInfo
 
@@ -150,6 +154,8 @@ def _checked(op: str, outcome: Outcome) -> Outcome:
     True
     >>> _checked("encode", Outcome.ok(None)).describe()
     'raised internal-error (tokconf.BadReturnValue): encode returned NoneType, expected a list of int'
+    >>> _checked("encode", Outcome.ok(("1", 2.5))).message
+    "encode returned tuple ('1', 2.5), expected a list of int"
     """
     if not outcome.is_ok or op not in _RETURNS:
         return outcome
@@ -162,8 +168,9 @@ def _checked(op: str, outcome: Outcome) -> Outcome:
     wanted, valid = _RETURNS[op]
     if valid(outcome.value):
         return outcome
-    return Outcome.raised("internal-error", "tokconf.BadReturnValue",
-                          f"{op} returned {type(outcome.value).__name__}, expected {wanted}")
+    value = outcome.value
+    shown = type(value).__name__ + (f" {reprlib.repr(value)}" if value is not None else "")
+    return Outcome.raised("internal-error", "tokconf.BadReturnValue", f"{op} returned {shown}, expected {wanted}")
 
 
 class Calls:
@@ -179,6 +186,8 @@ class Calls:
         self.info = executor.info
         self._memo: dict[tuple[Any, ...], Outcome] = {}
         self._pieces: dict[int, Outcome] = {}
+        #: answers fetched ahead (several inputs at once); survive ``reset`` until used
+        self._ahead: dict[tuple[Any, ...], Outcome] = {}
         literals = sorted((s for s, _ in self.info.special_tokens), key=len, reverse=True)
         self._literal_re = re.compile("|".join(re.escape(s) for s in literals)) if literals else None
 
@@ -192,11 +201,44 @@ class Calls:
     def wrap_executor(self, wrap: Callable[[Executor], Executor]) -> None:
         """Put a wrapper (a stopwatch, a tracer) around the executor; memos are kept."""
         self._executor = wrap(self._executor)
+    @property
+    def executor(self) -> Executor:
+        return self._executor
+
+    @property
+    def batches(self) -> bool:
+        """Whether the executor answers many calls per round trip (a worker does)."""
+        return hasattr(self._executor, "call_many")
+
+    def prefetch(self, requests: list[tuple[str, tuple[Any, ...], bool]]) -> None:
+        """Ask for these calls (op, args, follow) now, in one round trip, for later use.
+
+        Only for executors with ``call_many``; in process there is nothing to save.
+        Answers are kept until asked for or until the next ``prefetch``.
+        """
+        if not self.batches:
+            return
+        self._ahead.clear()
+        wanted = [r for r in dict.fromkeys(requests) if (r[0], *r[1]) not in self._memo]
+        if not wanted:
+            return
+        for key, outcome in self._executor.call_many(wanted):  # type: ignore[attr-defined]
+            if key[0] == "token_bytes":
+                self._pieces.setdefault(key[1], outcome)
+            else:
+                self._ahead.setdefault(key, outcome)
+
+    def close(self) -> None:
+        """End the executor's worker, if it has one."""
+        close = getattr(self._executor, "close", None)
+        if close is not None:
+            close()
 
     def _call(self, op: str, *args: Any) -> Outcome:
         key = (op, *args)
         if key not in self._memo:
-            self._memo[key] = self._executor.call(op, *args)
+            ahead = self._ahead.pop(key, None)
+            self._memo[key] = ahead if ahead is not None else self._executor.call(op, *args)
         return self._memo[key]
 
     def encode(self, text: str, policy: Policy) -> Outcome:

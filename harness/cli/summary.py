@@ -88,6 +88,9 @@ def print_summary(result: RunResult, out: TextIO) -> None:
     for note in result.notes:
         out.write(textwrap.fill(f"note: {note}", width=WIDTH, subsequent_indent="      ",
                                 break_on_hyphens=False, break_long_words=False) + "\n")
+    if result.incomplete:
+        out.write(_clip(f"INCOMPLETE: {result.incomplete['reason']} during {result.incomplete['phase']}; "
+                        f"only what finished is reported, and nothing after it was checked") + "\n")
 
 
 def _failing(record: DivergenceRecord, out: TextIO) -> None:

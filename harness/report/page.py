@@ -19,6 +19,7 @@ from harness.escapes import visible
 from harness.report.schema import STATUSES, validate_parity
 from harness.report.render import render_page
 from harness.report.view import adapter_order, align_ids, hex_groups, outcome_line, short_visible
+from harness.report.bounds import LONG_CHARS, input_text
 
 __all__ = ["CELL_LABELS", "divergence_view", "parity_context", "render_report"]
 
@@ -92,6 +93,7 @@ def parity_context(data: Mapping[str, Any]) -> dict[str, Any]:
         })
     summary = data["summary"]
     failing = summary["unexpected"] + summary["stale"]
+    incomplete = data["run"].get("incomplete")
     return {
         "tool": data["tool"],
         "run": data["run"],
@@ -101,9 +103,12 @@ def parity_context(data: Mapping[str, Any]) -> dict[str, Any]:
         "checks": checks,
         "statuses": STATUSES,
         "summary": summary,
-        "verdict": "fail" if failing else "pass",
-        "verdict_text": (f"FAIL: {summary['unexpected']} unexpected, {summary['stale']} stale cell(s)"
-                         if failing else "PASS: only agreements and documented divergences"),
+        "verdict": "fail" if failing or incomplete else "pass",
+        "verdict_text": (f"INCOMPLETE ({incomplete['reason']}, during {incomplete['phase']}): only what finished is "
+                         f"shown; " if incomplete else "")
+                        + (f"FAIL: {summary['unexpected']} unexpected, {summary['stale']} stale cell(s)"
+                           if failing else "PASS: only agreements and documented divergences"
+                           if not incomplete else "no failure among what finished"),
         "rows": rows,
         "groups": groups,
         "divergence_count": len(data["divergences"]),
@@ -141,7 +146,8 @@ def divergence_view(d: Mapping[str, Any], *, anchor_prefix: str = "") -> dict[st
 
     ``anchor_prefix`` keeps HTML ids unique when two runs share a page (``tokconf diff``).
     """
-    text = d["input"]["text"]
+    full = input_text(d["input"])
+    text = full if len(full) < LONG_CHARS else d["input"]["escaped"]  # a long input is shown by its ends
     names = adapter_order(d)
     columns, id_rows = align_ids(d, names)
     first = d["first_difference"]
@@ -175,8 +181,8 @@ def divergence_view(d: Mapping[str, Any], *, anchor_prefix: str = "") -> dict[st
         "anchor": anchor_prefix + d["id"],
         "short": short_visible(text),
         "visible": visible(text),
-        "nchars": len(text),
-        "nbytes": len(text.encode("utf-8", "surrogatepass")),
+        "nchars": len(full),
+        "nbytes": len(full.encode("utf-8", "surrogatepass")),
         "hex": hexed,
         "surrogates": surrogates,
         "chunk_visible": None if d["first_differing_chunk"] is None else visible(d["first_differing_chunk"]),

@@ -37,6 +37,8 @@ class AdapterRow:
     provider: str = ""
     #: what exactly was tested: distribution, version, files read (harness.provenance)
     provenance: Provenance | None = None
+    #: how it ran when isolated ("worker process; network: ..."); None = in process
+    isolated: str | None = None
 
 
 @dataclass
@@ -134,6 +136,8 @@ class RunResult:
     max_examples: int
     budgets: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: set when the run was interrupted: {"reason": ..., "phase": ...}
+    incomplete: dict[str, str] | None = None
 
     def summary(self) -> dict[str, int]:
         counts = dict.fromkeys(STATUSES, 0)
