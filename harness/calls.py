@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 import reprlib
 from dataclasses import dataclass
-from typing import Any, Protocol
+from functools import cached_property
+from typing import Any, Callable, Protocol
 
 from harness.cases.model import Policy
 from harness.interface import Adapter, Capabilities
@@ -50,13 +51,16 @@ class AdapterInfo:
     custom_domain: bool = False
     #: flags besides --impl/--plugin that select it again (``Adapter.reproduce_flags``)
     reproduce_flags: tuple[str, ...] = ()
+    #: ``Adapter.declares_like``: cases about these adapters' native behaviour apply too
+    declares_like: tuple[str, ...] = ()
 
     @property
     def specials(self) -> dict[str, int]:
         return dict(self.special_tokens)
 
-    @property
+    @cached_property
     def special_ids(self) -> frozenset[int]:
+        # asked for on every check of every input; o200k_harmony has 1,000+ specials
         return frozenset(i for _, i in self.special_tokens)
 
 
@@ -86,6 +90,7 @@ class InProcess:
             provider=provider,
             custom_domain=type(adapter).in_domain is not Adapter.in_domain,
             reproduce_flags=_reproduce_flags(adapter),
+            declares_like=tuple(str(n) for n in getattr(adapter, "declares_like", ()) or ()),
         )
 
     def call(self, op: str, *args: Any) -> Outcome:
@@ -121,8 +126,13 @@ class InProcess:
         raise ValueError(f"unknown adapter operation {op!r}")
 
 
+_INT_ONLY = frozenset({int})
+
+
 def _is_ids(value: Any) -> bool:
-    return isinstance(value, tuple) and all(type(i) is int for i in value)
+    # every element exactly an int (not a bool, not a subclass); set(map(type, ...)) runs
+    # in C, which matters: every encode of a run passes through here
+    return isinstance(value, tuple) and _INT_ONLY.issuperset(map(type, value))
 
 
 #: What a successful call must return; anything else is the adapter's bug, reported as one.
@@ -151,7 +161,7 @@ def _checked(op: str, outcome: Outcome) -> Outcome:
         return outcome
     if isinstance(outcome.value, bytearray):
         return Outcome.ok(bytes(outcome.value))
-    if op in ("encode", "encode_ordinary") and isinstance(outcome.value, tuple):
+    if op in ("encode", "encode_ordinary") and isinstance(outcome.value, tuple) and not _is_ids(outcome.value):
         # numpy integers and the like are IDs too; bools are not
         if all(hasattr(i, "__index__") and not isinstance(i, bool) for i in outcome.value):
             outcome = Outcome.ok(tuple(i.__index__() for i in outcome.value))
@@ -188,6 +198,9 @@ class Calls:
     def reset(self) -> None:
         self._memo.clear()
 
+    def wrap_executor(self, wrap: Callable[[Executor], Executor]) -> None:
+        """Put a wrapper (a stopwatch, a tracer) around the executor; memos are kept."""
+        self._executor = wrap(self._executor)
     @property
     def executor(self) -> Executor:
         return self._executor

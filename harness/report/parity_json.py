@@ -98,6 +98,7 @@ def build(
             "status": "available" if row.available else "unavailable",
             "reason": row.reason if not row.available else None,
             "capabilities": row.capabilities.to_json() if row.capabilities is not None else None,
+            "provenance": row.provenance.to_json() if row.provenance is not None else None,
             **({"isolated": row.isolated} if row.isolated else {}),
         }
         for row in result.adapters
