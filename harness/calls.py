@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 import reprlib
 from dataclasses import dataclass
-from typing import Any, Protocol
+from functools import cached_property
+from typing import Any, Callable, Protocol
 
 from harness.cases.model import Policy
 from harness.interface import Adapter, Capabilities
@@ -58,13 +59,16 @@ class AdapterInfo:
     #: file's format): for libraries that ship their own ranks instead of reading the pinned
     #: files (the JavaScript packages); checked by vocab-consistency (kind ``rank-table``)
     vocabulary: tuple[tuple[str, str], ...] = ()
+    #: ``Adapter.declares_like``: cases about these adapters' native behaviour apply too
+    declares_like: tuple[str, ...] = ()
 
     @property
     def specials(self) -> dict[str, int]:
         return dict(self.special_tokens)
 
-    @property
+    @cached_property
     def special_ids(self) -> frozenset[int]:
+        # asked for on every check of every input; o200k_harmony has 1,000+ specials
         return frozenset(i for _, i in self.special_tokens)
 
 
@@ -96,6 +100,7 @@ class InProcess:
             reproduce_flags=_reproduce_flags(adapter),
             language=adapter.language,
             vocabulary=tuple(adapter.vocabulary),
+            declares_like=tuple(str(n) for n in getattr(adapter, "declares_like", ()) or ()),
         )
 
     def call(self, op: str, *args: Any) -> Outcome:
@@ -185,10 +190,13 @@ def _surface(outcome: Outcome) -> Outcome:
         return Outcome.ok(surface_to_data(outcome.value))
     except TypeError as exc:
         return Outcome.raised("internal-error", "tokconf.BadReturnValue", str(exc))
+_INT_ONLY = frozenset({int})
 
 
 def _is_ids(value: Any) -> bool:
-    return isinstance(value, tuple) and all(type(i) is int for i in value)
+    # every element exactly an int (not a bool, not a subclass); set(map(type, ...)) runs
+    # in C, which matters: every encode of a run passes through here
+    return isinstance(value, tuple) and _INT_ONLY.issuperset(map(type, value))
 
 
 #: What a successful call must return; anything else is the adapter's bug, reported as one.
@@ -217,7 +225,7 @@ def _checked(op: str, outcome: Outcome) -> Outcome:
         return outcome
     if isinstance(outcome.value, bytearray):
         return Outcome.ok(bytes(outcome.value))
-    if op in ("encode", "encode_ordinary") and isinstance(outcome.value, tuple):
+    if op in ("encode", "encode_ordinary") and isinstance(outcome.value, tuple) and not _is_ids(outcome.value):
         # numpy integers and the like are IDs too; bools are not
         if all(hasattr(i, "__index__") and not isinstance(i, bool) for i in outcome.value):
             outcome = Outcome.ok(tuple(i.__index__() for i in outcome.value))
@@ -259,6 +267,9 @@ class Calls:
     def reset(self) -> None:
         self._memo.clear()
 
+    def wrap_executor(self, wrap: Callable[[Executor], Executor]) -> None:
+        """Put a wrapper (a stopwatch, a tracer) around the executor; memos are kept."""
+        self._executor = wrap(self._executor)
     @property
     def executor(self) -> Executor:
         return self._executor

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import AbstractSet, Any, Collection, Literal, Mapping, Sequence
 
 from harness.outcomes import Operation, Outcome, UnsupportedOperation
+from harness.provenance import FileRecord, Provenance
 
 __all__ = [
     "Adapter",
@@ -138,6 +139,14 @@ class Adapter(ABC):
     #: compares it with the pinned hash (kind ``rank-table:<file>``)
     vocabulary: tuple[tuple[str, str], ...] = ()
 
+    #: The files this adapter was built from (see :mod:`harness.provenance`); families
+    #: that read a file the user names set it, built-in vocabularies are pinned already.
+    files_read: tuple[FileRecord, ...] = ()
+
+    def provenance(self) -> Provenance:
+        """What exactly is under test: ``library``'s distribution and version, the files read."""
+        return Provenance.of(self.library, self.files_read)
+
     @property
     def special_tokens(self) -> Mapping[str, int]:
         return {}
@@ -207,6 +216,11 @@ class Adapter(ABC):
     def classify_error(self, op: Operation, exc: BaseException) -> str | None:
         """Hook: map a native exception to an outcome category; ``None`` = default."""
         return None
+
+    #: names of adapters over the same library whose declared native behaviour this one
+    #: shares, so cases documenting that behaviour apply to it too (a converted
+    #: ``hf-json:`` file declares like ``hf:<encoding>``)
+    declares_like: tuple[str, ...] = ()
 
     def reproduce_flags(self) -> list[str]:
         """Hook: the ``tokconf`` flags that select this very adapter again (besides

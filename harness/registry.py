@@ -2,7 +2,8 @@
 
 Adapters come from the entry-point group ``tokconf.implementations`` (the built-in ones
 too, registered exactly as a third-party package registers its own) and from
-``--plugin module:attr``. An entry point or plugin resolves to any of:
+``--plugin module:attr`` or ``--plugin path/to/file.py:attr`` (the file is loaded as a
+module, from any folder). An entry point or plugin resolves to any of:
 
 - an :class:`AdapterSpec` or a :class:`Family` (or an iterable of them);
 - an :class:`~harness.interface.Adapter` instance;
@@ -13,14 +14,21 @@ Listing builds specs only; no vocabulary is loaded until an adapter is asked for
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.metadata
+import importlib.util
 import os
+import re
 import sys
+import time
 from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import ModuleType
 from typing import Any, Callable, Iterable, Iterator
 
 from harness.interface import Adapter
+from harness.provenance import Provenance, distribution_of, file_record, library_version, module_record
 
 __all__ = [
     "AdapterSpec",
@@ -46,16 +54,6 @@ class DuplicateAdapter(RegistryError):
 
 class AdapterUnavailable(Exception):
     """An adapter's dependency or vocabulary is missing; the message says why and the fix."""
-
-
-def library_version(distribution: str) -> str | None:
-    """The installed version of ``distribution``, or ``None`` if it is not installed."""
-    if not distribution:
-        return None
-    try:
-        return importlib.metadata.version(distribution)
-    except importlib.metadata.PackageNotFoundError:
-        return None
 
 
 @dataclass(frozen=True)
@@ -121,6 +119,11 @@ class Registry:
         self._families: dict[str, tuple[Family, str]] = {}
         self._built: dict[str, Adapter] = {}
         self._failed: dict[str, str] = {}
+        #: what each --plugin provider read: its file, hash, commit (see harness.provenance)
+        self._plugin_provenance: dict[str, Provenance] = {}
+        #: seconds each built adapter's factory took (``tokconf run --profile-harness``)
+        self.build_seconds: dict[str, float] = {}
+        self.build_cpu_seconds: dict[str, float] = {}
 
     # -- registration ------------------------------------------------------------------
 
@@ -174,28 +177,17 @@ class Registry:
             self._failed[f"{name}:*"] = f"{provider} failed to load: {type(exc).__name__}: {exc}"
 
     def load_plugin(self, target: str) -> list[str]:
-        """Register ``module:attr``; returns the adapter names it added."""
-        module_name, sep, attr = target.partition(":")
-        if not sep or not module_name or not attr:
-            raise RegistryError(
-                f"--plugin {target!r} must be 'module:attr', e.g. --plugin mypkg.adapter:factory"
-            )
-        # `python -m` puts the current folder on the path and the `tokconf` console script
-        # does not; a user's `--plugin mypkg.adapter:factory` must work the same from both
-        if os.getcwd() not in sys.path and "" not in sys.path:
-            sys.path.insert(0, os.getcwd())
-        try:
-            module = importlib.import_module(module_name)
-        except Exception as exc:
-            raise RegistryError(f"--plugin {target}: cannot import {module_name!r}: {exc}") from exc
+        """Register ``module:attr`` or ``path/to/file.py:attr``; returns the adapter names it added."""
+        module, attr, provenance = _import_plugin(target)
         try:
             obj = getattr(module, attr)
         except AttributeError as exc:
             public = [n for n in dir(module) if not n.startswith("_")]
             raise RegistryError(
-                f"--plugin {target}: module {module_name!r} has no attribute {attr!r}; "
+                f"--plugin {target}: {module.__file__ or module.__name__} has no attribute {attr!r}; "
                 f"it has: {', '.join(public[:20])}"
             ) from exc
+        self._plugin_provenance[f"plugin {target}"] = provenance
         before = set(self._specs)
         self.add(obj, provider=f"plugin {target}")
         return sorted(set(self._specs) - before)
@@ -253,6 +245,7 @@ class Registry:
         if reason is not None:
             self._failed[name] = reason
             raise AdapterUnavailable(reason)
+        started, started_cpu = time.perf_counter(), time.process_time()
         try:
             adapter = spec.factory()
         except (KeyboardInterrupt, SystemExit):
@@ -262,7 +255,21 @@ class Registry:
             self._failed[name] = reason
             raise AdapterUnavailable(reason) from exc
         self._built[name] = adapter
+        self.build_seconds[name] = time.perf_counter() - started
+        self.build_cpu_seconds[name] = time.process_time() - started_cpu
         return adapter
+
+    def provenance(self, name: str) -> Provenance:
+        """What exactly ``name`` is: the built adapter's own account (its distribution,
+        the files it read), plus the plugin file that registered it."""
+        spec = self.spec(name)
+        adapter = self._built.get(spec.name) or self._built.get(name)
+        try:
+            own = adapter.provenance() if adapter is not None else Provenance.of(spec.library)
+        except Exception:  # noqa: BLE001 - a foreign override must not sink the report
+            own = Provenance.of(spec.library)
+        plugin = self._plugin_provenance.get(spec.provider)
+        return own.adding(plugin) if plugin is not None else own
 
     def status(self, name: str, *, build: bool = False) -> str | None:
         """``None`` if available, else the reason. ``build=True`` also builds it."""
@@ -286,6 +293,78 @@ def _import_target(value: str) -> Any:
     for part in attr.strip().split(".") if attr else ():
         target = getattr(target, part)
     return target
+
+
+def _import_plugin(target: str) -> tuple[ModuleType, str, Provenance]:
+    """``module:attr`` imports a module; ``path/to/file.py:attr`` loads that file as one."""
+    where, sep, attr = target.rpartition(":")  # rpartition: a Windows path has a colon too
+    if not sep or not where or not attr.isidentifier():
+        raise RegistryError(
+            f"--plugin {target!r} must be MODULE:ATTR or FILE.py:ATTR, e.g. --plugin "
+            f"mypkg.adapter:factory or --plugin plugins/mine.py:MyTokenizer"
+        )
+    if where.endswith(".py") or "/" in where or os.sep in where:
+        return _load_file(target, where), attr, Provenance(None, None, (file_record(where, where),))
+    # `python -m` puts the current folder on the path and the `tokconf` console script
+    # does not; a user's `--plugin mypkg.adapter:factory` must work the same from both
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        module = importlib.import_module(where)
+    except ModuleNotFoundError as exc:
+        if exc.name and (where == exc.name or where.startswith(exc.name + ".")):
+            raise RegistryError(_not_found(target, where, exc.name)) from exc
+        raise RegistryError(
+            f"--plugin {target}: importing {where!r} failed: it imports {exc.name!r}, which is not "
+            f"installed here; `pip install` the package that provides {exc.name!r}"
+        ) from exc
+    except Exception as exc:
+        raise RegistryError(f"--plugin {target}: importing {where!r} failed: {type(exc).__name__}: {exc}") from exc
+    record = module_record(module)
+    return module, attr, Provenance.of(distribution_of(where), () if record is None else (record,))
+
+
+def _load_file(target: str, where: str) -> ModuleType:
+    path = Path(where).expanduser()
+    if not path.is_file():
+        looked = str(path)
+        if not path.is_absolute():
+            looked = f"{path.resolve()} (relative to the current folder {os.getcwd()})"
+        raise RegistryError(f"--plugin {target}: there is no file {looked}; give the path of a .py file")
+    real = path.resolve()
+    # a stable, private module name: loading the same file twice gives the same module
+    name = "tokconf_plugin_" + re.sub(r"\W", "_", real.stem) + "_" + hashlib.sha256(str(real).encode()).hexdigest()[:8]
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, real)
+    if spec is None or spec.loader is None:
+        raise RegistryError(f"--plugin {target}: Python cannot load {where} as a module; give a .py file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # before running it: dataclasses and pickling look it up
+    if str(real.parent) not in sys.path:
+        sys.path.insert(0, str(real.parent))  # as `python file.py` would: its neighbours import
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        del sys.modules[name]
+        raise RegistryError(f"--plugin {target}: running {where} failed: {type(exc).__name__}: {exc}") from exc
+    return module
+
+
+def _not_found(target: str, where: str, missing: str) -> str:
+    top = where.split(".", 1)[0]
+    here = os.getcwd()
+    searched = [p for p in dict.fromkeys(p or here for p in sys.path) if p != here and os.path.isdir(p)]
+    parent = sys.modules.get(top)
+    at = getattr(parent, "__file__", None) or ", ".join(getattr(parent, "__path__", []))
+    found = f" ({top} itself is at {at})" if missing != top and at else ""
+    return (
+        f"--plugin {target}: no module named {missing!r}{found}; searched the current folder "
+        f"{here} and Python's path: {', '.join(searched)}. Fix: run from the "
+        f"folder that holds {top}/ (or {top}.py), add that folder to PYTHONPATH, `pip install -e` "
+        f"its package, or give the file itself: --plugin path/to/{where.replace('.', '/')}.py:"
+        f"{target.rpartition(':')[2]}"
+    )
 
 
 def _with_provider(spec: AdapterSpec, provider: str) -> AdapterSpec:

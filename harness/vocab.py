@@ -15,6 +15,7 @@ downloads, so plain ``tiktoken.get_encoding(name)`` works offline.
 from __future__ import annotations
 
 import base64
+import binascii
 import gzip
 import hashlib
 import importlib.util
@@ -36,6 +37,8 @@ __all__ = [
     "cache_dir",
     "gpt2_data_gym_ranks",
     "load_tiktoken_ranks",
+    "shared_tiktoken_decoder",
+    "shared_tiktoken_ranks",
     "seed_tiktoken_cache",
     "set_vocab_dir",
     "vocab_dir_flag",
@@ -316,18 +319,51 @@ def _derive_r50k_base() -> bytes:
     return b"\n".join(lines) + b"\n"
 
 
+def _ranks_file(name: str) -> str:
+    return name if name.endswith(".tiktoken") else f"{name}.tiktoken"
+
+
 def load_tiktoken_ranks(name: str) -> dict[bytes, int]:
     """Parse a verified ``.tiktoken`` file: one ``base64(token) rank`` per line.
 
-    ``name`` is an encoding (``"cl100k_base"``) or a file name.
+    ``name`` is an encoding (``"cl100k_base"``) or a file name. The dict is the caller's
+    own; adapters that only read it share one with :func:`shared_tiktoken_ranks`.
     """
-    file_name = name if name.endswith(".tiktoken") else f"{name}.tiktoken"
-    ranks: dict[bytes, int] = {}
-    for line in vocab_bytes(file_name).split(b"\n"):
-        if line:
-            token, rank = line.split(b" ")
-            ranks[base64.b64decode(token)] = int(rank)
-    return ranks
+    return dict(shared_tiktoken_ranks(name))
+
+
+def shared_tiktoken_ranks(name: str) -> dict[bytes, int]:
+    """The ranks of a verified ``.tiktoken`` file, parsed once per process and shared.
+
+    Every adapter of an encoding (rank-mode BPE, minbpe's recovery and shortcut, ...)
+    reads the same table instead of holding its own copy (o200k_base's is about 25 MB).
+    Callers must not change it; :func:`load_tiktoken_ranks` gives a private copy.
+    """
+    file_name = _ranks_file(name)
+    return _shared_tables(file_name, _pinned_sha256(file_name))[0]
+
+
+def shared_tiktoken_decoder(name: str) -> dict[int, bytes]:
+    """rank -> token bytes for a verified ``.tiktoken`` file, shared like its ranks."""
+    file_name = _ranks_file(name)
+    return _shared_tables(file_name, _pinned_sha256(file_name))[1]
+
+
+def _pinned_sha256(file_name: str) -> str:
+    spec = VOCAB_FILES.get(file_name)
+    return spec.sha256 if spec is not None else ""
+
+
+@lru_cache(maxsize=None)
+def _shared_tables(file_name: str, sha256: str) -> tuple[dict[bytes, int], dict[int, bytes]]:
+    # keyed by the file's pinned hash as well as its name: vocab_bytes only ever returns
+    # bytes with that hash, so one key is one content, wherever the file was found
+    fields = vocab_bytes(file_name).split()
+    if len(fields) % 2:
+        raise VocabUnavailable(f"{file_name} is not a .tiktoken file: a line lacks its rank")
+    tokens = list(map(binascii.a2b_base64, fields[0::2]))
+    ranks = list(map(int, fields[1::2]))
+    return dict(zip(tokens, ranks)), dict(zip(ranks, tokens))
 
 
 def tiktoken_cache_dir() -> str:

@@ -26,11 +26,14 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
+from harness.cases.fixtures import portable_argument, resolve_argument
 from harness.interface import Adapter, AllowedSpecial, Capabilities, DisallowedSpecial, TraceRound
 from harness.outcomes import Operation
+from harness.provenance import file_record
 from harness.registry import AdapterSpec, Family, RegistryError
 from harness.vocab import bytes_to_unicode, vocab_bytes, vocab_unavailable_reason
 
@@ -58,6 +61,11 @@ _NOTES_COMMON = (
     "with U+FFFD",
     "GPT-2's original pattern '\\s+(?!\\S)|\\s+', not tiktoken's r50k_base rewrite with "
     "possessive quantifiers and '\\s++$'",
+    "keeps encoder.py's merge loop on purpose (it is a reference for behaviour): every round "
+    "lists all pairs of the piece again, about O(n^2) in its length: 10^4 random letters (one "
+    "piece) take seconds, 10^6 would take hours; tokconf's own encoders are linear. Long "
+    "inputs are bounded by the run's per-call time limit (--timeout, for adapters in a "
+    "worker process), not by a faster algorithm",
 )
 _NOTE_SLICE = (
     "merges read as split('\\n')[1:-1]: a merges file without a trailing newline loses its "
@@ -165,15 +173,21 @@ class Encoder:
         merges: Sequence[tuple[str, ...]],
         *,
         errors: str = "replace",
+        shared: tuple[dict[int, str], Mapping[tuple[str, ...], int]] | None = None,
     ) -> None:
         import regex
 
-        self.encoder = dict(encoder)
-        self.decoder = {v: k for k, v in self.encoder.items()}
+        if shared is None:
+            self.encoder = dict(encoder)
+            self.decoder = {v: k for k, v in self.encoder.items()}
+            self.bpe_ranks = {rule: rank for rank, rule in enumerate(merges)}
+        else:
+            # tables built once for these files and shared read-only (see _shared_tables)
+            self.encoder = encoder
+            self.decoder, self.bpe_ranks = shared
         self.errors = errors
         self.byte_encoder = bytes_to_unicode()
         self.byte_decoder = {alias: b for b, alias in self.byte_encoder.items()}
-        self.bpe_ranks = {rule: rank for rank, rule in enumerate(merges)}
         #: alias chunk -> space-joined symbols; single-symbol chunks are never stored
         self.cache: dict[str, str] = {}
         self.pattern = regex.compile(GPT2_PATTERN)
@@ -216,6 +230,32 @@ class Encoder:
         return self.decode_bytes(tokens).decode("utf-8", errors=errors or self.errors)
 
 
+# Adapters of the same files (gpt2-encoder:gpt2 and gpt2-encoder-strict:gpt2) share one
+# parse of them: the pinned vocab.bpe ends with a newline, so both loaders keep the same
+# 50,000 rules and one set of tables serves both (about 25 MB less).
+
+
+@lru_cache(maxsize=4)
+def _shared_encoder(encoder_json: bytes) -> tuple[dict[str, int], dict[int, str]]:
+    encoder = json.loads(read_text(encoder_json))
+    return encoder, {v: k for k, v in encoder.items()}
+
+
+@lru_cache(maxsize=8)
+def _shared_rules(merges_text: bytes, strict: bool) -> tuple[tuple[str, ...], ...]:
+    return _one_copy(tuple(parse_merges(read_text(merges_text), strict=strict)))
+
+
+@lru_cache(maxsize=4)
+def _one_copy(rules: tuple[tuple[str, ...], ...]) -> tuple[tuple[str, ...], ...]:
+    return rules  # equal rule lists come back as the first one seen
+
+
+@lru_cache(maxsize=4)
+def _shared_ranks(rules: tuple[tuple[str, ...], ...]) -> dict[tuple[str, ...], int]:
+    return {rule: rank for rank, rule in enumerate(rules)}
+
+
 def registered_specials(encoder: Mapping[str, int], merges_text: str) -> dict[str, int]:
     """Entries the vocabulary holds but neither a byte alias nor any rule line builds.
 
@@ -236,12 +276,13 @@ class GPT2EncoderAdapter(Adapter):
     def __init__(
         self, *, name: str, encoding: str, encoder_json: bytes, merges_text: bytes, strict: bool
     ) -> None:
-        encoder = json.loads(read_text(encoder_json))
+        encoder, decoder = _shared_encoder(encoder_json)
         text = read_text(merges_text)
+        rules = _shared_rules(merges_text, strict)
         self.name = name
         self.encoding = encoding
         self.strict = strict
-        self.native = Encoder(encoder, parse_merges(text, strict=strict))
+        self.native = Encoder(encoder, rules, shared=(decoder, _shared_ranks(rules)))
         self._specials = registered_specials(encoder, text)
         self.capabilities = Capabilities(
             special_policy="none",
@@ -347,10 +388,10 @@ def _resolver(kind: str) -> Callable[[str], AdapterSpec]:
     strict = kind == STRICT_KIND
 
     def resolve(argument: str) -> AdapterSpec:
-        folder = Path(argument)
+        folder = resolve_argument(argument)
         encoder_json, merges_text = _read_dir(folder)
         encoding = files_encoding(encoder_json, merges_text)
-        name = f"{kind}:{argument}"
+        name = f"{kind}:{portable_argument(argument)}"  # never an install's absolute path
 
         def factory() -> GPT2EncoderAdapter:
             now_json, now_merges = _read_dir(folder)
@@ -359,9 +400,13 @@ def _resolver(kind: str) -> Callable[[str], AdapterSpec]:
                     f"the files in {folder} changed after {name} was resolved as {encoding}; "
                     f"run again so that the encoding is computed from the current files"
                 )
-            return GPT2EncoderAdapter(
+            adapter = GPT2EncoderAdapter(
                 name=name, encoding=encoding, encoder_json=now_json, merges_text=now_merges, strict=strict
             )
+            shown = portable_argument(argument)
+            adapter.files_read = (file_record(f"{shown}/encoder.json", folder / "encoder.json", now_json),
+                                  file_record(f"{shown}/vocab.bpe", folder / "vocab.bpe", now_merges))
+            return adapter
 
         return AdapterSpec(
             name=name,

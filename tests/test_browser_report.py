@@ -403,3 +403,30 @@ def test_no_network_and_no_console_errors(driver: Any, pages: dict[str, str]) ->
     assert urls and all(u.startswith("file://") for u in urls), urls
     severe = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
     assert severe == []  # a CSP violation (wrong script hash) would show here
+
+
+def _cjk_families() -> set[str]:
+    """Font families on this machine that hold 你 (U+4F60), as fontconfig knows them."""
+    import subprocess
+
+    listed = subprocess.run(["fc-list", ":charset=4f60", "family"], capture_output=True, text=True, timeout=60)
+    return {name.strip() for line in listed.stdout.split("\n") for name in line.split(",") if name.strip()}
+
+
+def test_chinese_token_pieces_render_with_real_glyphs(driver: Any, pages: dict[str, str]) -> None:
+    # Without a CJK font Chromium draws 你 as an empty box from whatever font it tried
+    # first; with one, the font that drew it is one that holds the character.
+    families = _cjk_families()
+    assert families, "no font with CJK glyphs: apt-get install fonts-noto-cjk (CI's .ci/run does)"
+    driver.get(pages["basic"])
+    driver.execute_script("document.getElementById('d0002').open = true")
+    driver.execute_cdp_cmd("DOM.enable", {})
+    driver.execute_cdp_cmd("CSS.enable", {})
+    root = driver.execute_cdp_cmd("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
+    node = driver.execute_cdp_cmd("DOM.querySelector", {"nodeId": root, "selector": "#d0002 .input-visible bdi"})
+    assert node["nodeId"], "the visible input of d0002 (你) is not on the page"
+    fonts = driver.execute_cdp_cmd("CSS.getPlatformFontsForNode", {"nodeId": node["nodeId"]})["fonts"]
+    drawn = [f for f in fonts if f["glyphCount"] > 0]
+    assert drawn and all(f["familyName"] in families for f in drawn), (fonts, sorted(families)[:5])
+    width = driver.execute_script("return document.querySelector('#d0002 .input-visible bdi').getBoundingClientRect().width")
+    assert width > 0

@@ -170,7 +170,8 @@ def test_listing_loads_no_vocabulary(monkeypatch) -> None:
     def refuse(name: str):
         raise AssertionError(f"listing loaded {name}")
 
-    monkeypatch.setattr(bytebpe_adapters, "load_tiktoken_ranks", refuse)
+    monkeypatch.setattr(bytebpe_adapters, "shared_tiktoken_ranks", refuse)
+    monkeypatch.setattr(bytebpe_adapters, "shared_tiktoken_decoder", refuse)
     specs = bytebpe_adapters.rank_specs()
     assert [s.name for s in specs] == [f"bytebpe-ranks:{a}" for a in ARGUMENTS]
     assert all(s.unavailable_reason() is None for s in specs)

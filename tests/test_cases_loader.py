@@ -8,6 +8,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from harness.cases import fixtures as fixtures_mod
 from harness.cases import loader as cases_mod
 from harness.cases.model import CHECKS, DecodeProbe, ExpectedError, ExpectedRound, Policy
 from harness.cases.loader import (
@@ -445,10 +446,10 @@ def test_default_folder_falls_back_to_the_installed_copy(tmp_path: Path, monkeyp
     (installed / "README.md").write_text("# tokconf case files\n", encoding="utf-8")
     (foreign / "README.md").write_text("# somebody else's cases\n", encoding="utf-8")
     write(installed, "x.yaml", HEAD + "  - {id: shipped, text: x}\n")
-    monkeypatch.setattr(cases_mod, "_candidate_dirs", lambda: (missing, foreign, installed))
+    monkeypatch.setattr(fixtures_mod, "_candidate_dirs", lambda: (missing, foreign, installed))
     assert cases_mod.default_cases_dir() == installed
     assert [c.id for c in load_cases()] == ["shipped"]
-    monkeypatch.setattr(cases_mod, "_candidate_dirs", lambda: (missing, foreign))
+    monkeypatch.setattr(fixtures_mod, "_candidate_dirs", lambda: (missing, foreign))
     with pytest.raises(FileNotFoundError, match="pass case files or folders explicitly"):
         cases_mod.default_cases_dir()
 

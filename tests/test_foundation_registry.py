@@ -84,8 +84,8 @@ def test_family_resolves_argument_names(registry: Registry) -> None:
 @pytest.mark.parametrize(
     ("target", "fragment"),
     [
-        ("no_colon", "must be 'module:attr'"),
-        ("no.such.module:x", "cannot import 'no.such.module'"),
+        ("no_colon", "must be MODULE:ATTR or FILE.py:ATTR"),
+        ("no.such.module:x", "no module named 'no'; searched the current folder"),
         ("tests.plugins.sample_plugins:nope", "has no attribute 'nope'"),
         ("tests.plugins.sample_plugins:NOT_AN_ADAPTER", "expected an Adapter"),
     ],

@@ -28,13 +28,14 @@ def registry() -> Registry:
     return fresh
 
 
-def test_tokenizer_json_without_a_claim_is_its_own_id_space(gpt2_json: Path, registry: Registry) -> None:
+def test_a_pinned_vocabulary_is_recognised_without_a_claim(gpt2_json: Path, registry: Registry) -> None:
     sha = hashlib.sha256(gpt2_json.read_bytes()).hexdigest()
     name = f"hf-json:{gpt2_json}"
     spec = registry.spec(name)
-    assert (spec.name, spec.encoding, spec.library) == (name, f"hf-json:{sha[:12]}", "tokenizers")
+    assert (spec.name, spec.encoding, spec.library) == (name, "r50k_base", "tokenizers")
     adapter = registry.get(name)
-    assert adapter.encoding == f"hf-json:{sha[:12]}"
+    assert adapter.encoding == "r50k_base"
+    assert adapter.declares_like == ("hf:gpt2",)  # shares what cases declare about hf:gpt2
     assert adapter.encode("Hi 你!") == [17250, 220, 19526, 254, 0]
     assert adapter.encode("<|endoftext|>") == [50256]
     assert adapter.encode_ordinary("<|endoftext|>") == [27, 91, 437, 1659, 5239, 91, 29]
@@ -202,3 +203,44 @@ def test_empty_encoding_keyword(gpt2_json: Path) -> None:
 
 def test_registered_through_the_entry_point(gpt2_json: Path) -> None:
     assert default_registry().spec(f"hf-json:{gpt2_json}").provider.startswith("entry point hf-json")
+
+
+def test_an_unknown_vocabulary_is_its_own_id_space(gpt2_json: Path, tmp_path: Path, registry: Registry) -> None:
+    import json
+
+    document = json.loads(gpt2_json.read_text(encoding="utf-8"))
+    vocab = document["model"]["vocab"]
+    vocab["hello"], vocab["Ġworld"] = vocab["Ġworld"], vocab["hello"]  # one swapped pair is enough
+    changed = tmp_path / "tokenizer.json"
+    changed.write_text(json.dumps(document), encoding="utf-8")
+    sha = hashlib.sha256(changed.read_bytes()).hexdigest()
+    spec = registry.spec(f"hf-json:{changed}")
+    assert spec.encoding == f"hf-json:{sha[:12]}"
+    assert registry.get(f"hf-json:{changed}").declares_like == ()
+
+
+def test_a_correct_converted_file_passes_with_hf_declarations(gpt2_json: Path, tmp_path: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    def run(path: Path) -> tuple[int, dict]:
+        out = tmp_path / path.stem
+        proc = subprocess.run([sys.executable, "-m", "harness", "run", "--impl", f"hf-json:{path}", "--no-generated",
+                               "--quiet", "--out", str(out)], capture_output=True, text=True, timeout=600,
+                              cwd=Path(__file__).resolve().parent.parent)
+        return proc.returncode, json.loads((out / "latest" / "parity.json").read_text(encoding="ascii"))
+
+    code, data = run(gpt2_json)
+    assert code == 0
+    assert data["run"]["references"] == {"r50k_base": "tiktoken:r50k_base"}
+    row = data["matrix"][f"hf-json:{gpt2_json}"]
+    assert row["id-parity"]["status"] == "agree" and row["special-policy"]["status"] == "documented"
+    # plant a fault in the file: lower-casing before the split is caught, hf's declarations or not
+    document = json.loads(gpt2_json.read_text(encoding="utf-8"))
+    document["normalizer"] = {"type": "Lowercase"}
+    broken = tmp_path / "lowercased.json"
+    broken.write_text(json.dumps(document), encoding="utf-8")
+    code, data = run(broken)
+    assert code == 1
+    assert any(d["status"] == "unexpected" and d["input"]["text"] == "A" for d in data["divergences"])

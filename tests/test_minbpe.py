@@ -18,7 +18,7 @@ from implementations.minbpe.adapters import (
     earlier_parts,
     family,
     load_or_recover_merges,
-    merge_heap,
+    merge_buckets,
     merge_rounds,
     native_allowed_special,
     recover_merges,
@@ -154,7 +154,7 @@ def test_cl100k_figures(up, fixed, text: str, ids: list[int], chunks: list[str])
     assert up.pretokenize(text) == chunks
 
 
-def test_heap_merge_equals_round_merge(up) -> None:
+def test_bucket_merge_equals_round_merge(up) -> None:
     merges = up.native.tables.merges
     shuffle = up.native.tables.shuffle
     rng = random.Random(7)
@@ -162,7 +162,7 @@ def test_heap_merge_equals_round_merge(up) -> None:
     for _ in range(300):
         text = "".join(rng.choice(rng.choice(alphabets)) for _ in range(rng.randrange(0, 200)))
         ids = list(text.encode("utf-8").translate(shuffle))
-        assert merge_heap(ids, merges) == merge_rounds(list(ids), merges), text
+        assert merge_buckets(ids, merges) == merge_rounds(list(ids), merges), text
 
 
 def test_long_single_character_run(up) -> None:

@@ -44,8 +44,10 @@ def test_a_source_file_with_a_syntax_error(tmp_path: Path) -> None:
     assert f"{gpt4.resolve()}:" in proc.stderr and "does not parse" in proc.stderr
     # `tokconf list` knows without building
     listed = tokconf("list", "--source-root", str(checkout))
-    line = next(x for x in listed.stdout.split("\n") if x.startswith("source:minbpe-gpt4 "))
-    assert "unavailable:" in line and "does not parse" in line
+    lines = listed.stdout.split("\n")
+    row = next(i for i, x in enumerate(lines) if x.startswith("source:minbpe-gpt4 "))
+    assert lines[row].rstrip().endswith("unavailable")
+    assert "does not parse" in " ".join(lines[row + 1:row + 4])  # the reason, wrapped under its row
 
 
 def test_a_name_error_while_building(tmp_path: Path) -> None:

@@ -115,7 +115,7 @@ def test_a_clean_run_exits_0_and_keeps_lone_surrogates(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("args, message", [
     (["--impl", "nosuch:thing"], "no adapter named 'nosuch:thing'"),
-    (["--plugin", "nomodule:x"], "cannot import"),
+    (["--plugin", "nomodule:x"], "no module named 'nomodule'"),
     (["--reference", "cl100k_base"], "ENCODING=ADAPTER"),
     (["--profile", "fast"], "invalid choice"),
     (["--max-examples", "0"], "--max-examples must be at least 1"),

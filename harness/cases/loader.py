@@ -33,6 +33,7 @@ from harness.cases.model import (
     Policy,
 )
 from harness.cases.domain import Domain, DomainError, parse_range
+from harness.cases.fixtures import default_cases_dir, portable_argument
 from harness.cases.match import adapter_matches, case_applies_to, documented_for, expectation_for, lookup
 from harness.escapes import EscapeError, parse_escapes
 from harness.outcomes import CATEGORIES
@@ -56,9 +57,10 @@ __all__ = [
 
 SCHEMA_PATH = Path(__file__).resolve().with_name("cases.schema.json")
 #: Written in an adapter name, ``{here}`` stands for the folder of the case file, so a
-#: fixture next to the cases (``gpt2-encoder:{here}/data/x``) is found from anywhere.
+#: fixture next to the cases (``gpt2-encoder:{here}/data/x``) is found from anywhere. It
+#: becomes ``{cases}`` in the shipped folder and the folder as given elsewhere (see
+#: :mod:`harness.cases.fixtures`): names never carry an install's absolute path.
 HERE = "{here}"
-_MARKER = "tokconf case files"  # first line of cases/README.md: tells our folder from others
 
 
 @dataclass(frozen=True)
@@ -91,29 +93,6 @@ class CaseFileError(ValueError):
 
 
 # --------------------------------------------------------------------------- loading
-
-
-def default_cases_dir() -> Path:
-    """The shipped cases: ``<repo>/cases`` in a checkout, else the installed copy.
-
-    An installed (non-editable) distribution carries them as package data under
-    ``harness/data/cases``.
-    """
-    candidates = _candidate_dirs()
-    for candidate in candidates:
-        readme = candidate / "README.md"
-        if readme.is_file() and _MARKER in readme.read_text(encoding="utf-8").split("\n", 1)[0]:
-            return candidate
-    raise FileNotFoundError(
-        "the shipped tokconf cases were not found (looked in "
-        + " and ".join(str(c) for c in candidates)
-        + "); reinstall tokconf, or pass case files or folders explicitly"
-    )
-
-
-def _candidate_dirs() -> tuple[Path, ...]:
-    package = Path(__file__).resolve().parent.parent  # harness/
-    return (package.parent / "cases", package / "data" / "cases")
 
 
 def case_files(paths: Iterable[Path | str]) -> list[Path]:
@@ -187,7 +166,7 @@ def load_case_file(path: Path | str) -> list[Case]:
     problems = _schema_problems(doc, shown)
     if problems:
         raise CaseFileError(problems)
-    builder = _Builder(doc, shown, path.resolve().parent)
+    builder = _Builder(doc, shown, portable_argument(path.parent.as_posix()))
     cases = [builder.case(raw, i) for i, raw in enumerate(doc.data["cases"])]
     if builder.problems:
         raise CaseFileError(builder.problems)
@@ -303,8 +282,8 @@ def _case_id(data: Any, path: list[str | int]) -> str | None:
 class _Builder:
     """Builds Case values from schema-valid data, collecting semantic problems."""
 
-    def __init__(self, doc: YamlDocument, file: str, folder: Path) -> None:
-        self.doc, self.file, self.folder = doc, file, folder.as_posix()
+    def __init__(self, doc: YamlDocument, file: str, folder: str) -> None:
+        self.doc, self.file, self.folder = doc, file, folder
         self.problems: list[CaseProblem] = []
         self._ids: dict[str, int] = {}
         self._path: list[str | int] = []

@@ -4,12 +4,17 @@ Every consumer of cases (checks, runner, pytest plugin, reports) must read a cas
 same way, so the rules live here once: an adapter is named exactly, by ``kind:*``, or by
 a shell pattern; for one adapter the most specific key wins (its exact name, then the
 longest matching pattern, then its encoding), across ``ids`` and ``errors`` together.
+
+An adapter over the same library as another shares what cases declare about that
+library's native behaviour: ``also`` holds the names it declares like
+(``Adapter.declares_like``: a converted ``hf-json:`` file is read as ``hf:<encoding>``),
+matched as patterns are, after its own name.
 """
 
 from __future__ import annotations
 
 import fnmatch
-from typing import Mapping, TypeVar
+from typing import Mapping, Sequence, TypeVar
 
 from harness.cases.model import Case, DocumentedDivergence, ExpectedError
 
@@ -34,22 +39,28 @@ def adapter_matches(pattern: str, name: str) -> bool:
     return any(ch in pattern for ch in "*?[") and fnmatch.fnmatchcase(name, pattern)
 
 
-def case_applies_to(case: Case, adapter: str, encoding: str) -> bool:
+def _matches(pattern: str, adapter: str, also: Sequence[str]) -> bool:
+    return adapter_matches(pattern, adapter) or any(adapter_matches(pattern, a) for a in also)
+
+
+def case_applies_to(case: Case, adapter: str, encoding: str, also: Sequence[str] = ()) -> bool:
     """Whether ``case`` runs on this adapter (both ``encodings`` and ``adapters`` must allow it)."""
     if case.encodings is not None and encoding not in case.encodings:
         return False
-    return case.adapters is None or any(adapter_matches(p, adapter) for p in case.adapters)
+    return case.adapters is None or any(_matches(p, adapter, also) for p in case.adapters)
 
 
-def _score(key: str, adapter: str, encoding: str) -> tuple[int, int]:
+def _score(key: str, adapter: str, encoding: str, also: Sequence[str] = ()) -> tuple[int, int]:
     if key == adapter:
         return (3, 0)
     if adapter_matches(key, adapter):
         return (2, len(key))  # the longer pattern is the more specific
+    if any(adapter_matches(key, a) for a in also):
+        return (2, 0)  # a declared likeness is less specific than any pattern on its own name
     return (1, 0) if key == encoding else (0, 0)
 
 
-def lookup(mapping: Mapping[str, T], adapter: str, encoding: str) -> T | None:
+def lookup(mapping: Mapping[str, T], adapter: str, encoding: str, also: Sequence[str] = ()) -> T | None:
     """The entry for this adapter: exact name, else the most specific pattern, else encoding.
 
     >>> lookup({"cl100k_base": 1, "hf:*": 2, "hf:cl100k_base": 3}, "hf:cl100k_base", "cl100k_base")
@@ -57,23 +68,24 @@ def lookup(mapping: Mapping[str, T], adapter: str, encoding: str) -> T | None:
     >>> lookup({"cl100k_base": 1, "hf:*": 2}, "minbpe:cl100k_base", "cl100k_base")
     1
     """
-    best = max(mapping, key=lambda k: _score(k, adapter, encoding), default=None)
-    return mapping[best] if best is not None and _score(best, adapter, encoding)[0] else None
+    best = max(mapping, key=lambda k: _score(k, adapter, encoding, also), default=None)
+    return mapping[best] if best is not None and _score(best, adapter, encoding, also)[0] else None
 
 
-def expectation_for(case: Case, adapter: str, encoding: str) -> tuple[int, ...] | ExpectedError | None:
+def expectation_for(case: Case, adapter: str, encoding: str,
+                    also: Sequence[str] = ()) -> tuple[int, ...] | ExpectedError | None:
     """What encoding the case's text must give this adapter: IDs, an error, or nothing.
 
     IDs and errors compete on the same footing, so ``ids: {cl100k_base: [...]}`` with
     ``errors: {minbpe:cl100k_base: ...}`` gives minbpe the error and the others the IDs.
     """
     merged: dict[str, tuple[int, ...] | ExpectedError] = {**case.expect_ids, **case.expect_errors}
-    return lookup(merged, adapter, encoding)
+    return lookup(merged, adapter, encoding, also)
 
 
-def documented_for(case: Case, adapter: str, check: str) -> DocumentedDivergence | None:
+def documented_for(case: Case, adapter: str, check: str, also: Sequence[str] = ()) -> DocumentedDivergence | None:
     """The documented divergence covering (adapter, check) on this case, if any."""
     for entry in case.documented:
-        if entry.check == check and any(adapter_matches(p, adapter) for p in entry.adapters):
+        if entry.check == check and any(_matches(p, adapter, also) for p in entry.adapters):
             return entry
     return None

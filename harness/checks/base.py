@@ -19,6 +19,7 @@ reproduced in a case explains later generated inputs of the same (adapter, check
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Callable, Literal, Union
 
@@ -140,6 +141,9 @@ def declared_policy(policy: Policy, special_policy: str) -> Policy:
     return policy
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def expected_text(text: str) -> str:
     r"""The text a byte-level tokenizer can give back: surrogates resolved per code point.
 
@@ -153,6 +157,8 @@ def expected_text(text: str) -> str:
     >>> expected_text("\ud83d\ude00\udc00\ud800")
     '😀\ufffd\ufffd'
     """
+    if text.isascii() or not _SURROGATE.search(text):
+        return text  # nothing to resolve: the common case, answered in C
     out: list[str] = []
     i = 0
     while i < len(text):

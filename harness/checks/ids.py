@@ -143,7 +143,7 @@ def check_expected(subject: Subject) -> Result:
     info = subject.adapter.info
     name, encoding, text = info.name, info.encoding, subject.text
     ran = False
-    expectation = expectation_for(case, name, encoding)
+    expectation = expectation_for(case, name, encoding, subject.adapter.info.declares_like)
     if expectation is not None:
         ran = True
         got = subject.adapter.encode(text, case.policy)
@@ -176,7 +176,7 @@ def check_expected(subject: Subject) -> Result:
                 f"it {'holds' if holds else 'fails'} ({got.describe()})",
                 policy=case.policy, shrinkable=False, outcomes=((name, got),),
             )
-    pretokens = lookup(case.expect_pretokens, name, encoding)
+    pretokens = lookup(case.expect_pretokens, name, encoding, subject.adapter.info.declares_like)
     if pretokens is not None:
         got = subject.adapter.pretokenize(text)
         if got.is_unsupported:
@@ -188,7 +188,7 @@ def check_expected(subject: Subject) -> Result:
                 f"expected pre-token chunks {list(pretokens)!r}, got {got.describe()}",
                 policy=case.policy, shrinkable=False, outcomes=((name, got), ("expected", Outcome.ok(tuple(pretokens)))),
             )
-    rounds = lookup(case.expect_trace, name, encoding)
+    rounds = lookup(case.expect_trace, name, encoding, subject.adapter.info.declares_like)
     if rounds is not None:
         got = subject.adapter.trace(text)
         if got.is_unsupported:

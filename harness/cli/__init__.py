@@ -44,8 +44,8 @@ def common_options() -> argparse.ArgumentParser:
         "--plugin",
         action="append",
         default=[],
-        metavar="MODULE:ATTR",
-        help="register adapters from MODULE:ATTR (repeatable)",
+        metavar="MODULE:ATTR|FILE.py:ATTR",
+        help="register adapters from MODULE:ATTR, or from a file: path/to/file.py:ATTR (repeatable)",
     )
     group.add_argument(
         "--vocab-dir",
@@ -69,15 +69,39 @@ def apply_common(args: argparse.Namespace):
 
     if getattr(args, "vocab_dir", None):
         set_vocab_dir(args.vocab_dir)
-    for root in getattr(args, "source_root", None) or []:
-        from implementations.source.roots import set_source_root
+    roots = getattr(args, "source_root", None) or []
+    if roots:
+        from implementations.source.roots import SourceRootError, parse_source_root, set_source_root
 
-        spec, sep, folder = root.rpartition("=")
-        set_source_root(folder, spec=spec if sep else None)
+        known = source_spec_names(getattr(args, "impl", None) or [])
+        for root in roots:
+            try:
+                spec, folder = parse_source_root(root, known=known)
+            except SourceRootError as exc:
+                raise UsageError(str(exc)) from exc
+            set_source_root(folder, spec=spec)
     try:
         return default_registry(plugins=getattr(args, "plugin", []) or [])
     except RegistryError as exc:
         raise UsageError(str(exc)) from exc
+
+
+def source_spec_names(impls: Sequence[str]) -> list[str]:
+    """Spec names ``--source-root NAME=DIR`` may use: the shipped specs and those named by ``--impl``."""
+    from implementations.source.adapter import spec_from_argument
+    from implementations.source.spec import shipped_spec_names
+
+    names = set(shipped_spec_names())
+    for name in impls:
+        kind, _, argument = name.partition(":")
+        if kind != "source" or not argument:
+            continue
+        names.add(argument)
+        try:
+            names.add(spec_from_argument(argument).name)
+        except Exception:  # noqa: BLE001 - a bad spec is reported when the adapter is built
+            pass
+    return sorted(names)
 
 
 def claim_encoding(registry, names: Sequence[str], encodings: Sequence[str]) -> None:

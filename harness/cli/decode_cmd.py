@@ -1,4 +1,8 @@
-"""``tokconf decode``: IDs back to text and bytes, or the outcome that stopped it."""
+"""``tokconf decode``: IDs back to text and bytes, or the outcome that stopped it.
+
+Exit 1 when adapters of one encoding disagree (other bytes, other text, or another
+error category), as ``tokconf encode`` does; 2 when a named adapter cannot run.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,9 @@ import re
 import sys
 from pathlib import Path
 
-from harness.cli import EXIT_OK, UsageError, apply_common
+import sys
+
+from harness.cli import EXIT_DIVERGENCE, EXIT_OK, EXIT_USAGE, UsageError, apply_common
 from harness.escapes import escape_text
 from harness.outcomes import capture
 from harness.registry import AdapterUnavailable, RegistryError
@@ -56,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         except AdapterUnavailable as exc:
             results.append({"impl": name, "unavailable": str(exc)})
             continue
-        row = {"impl": name}
+        row = {"impl": name, "encoding": adapter.encoding}
         as_bytes = capture("decode", adapter.decode_bytes, ids, classify=adapter.classify_error)
         as_text = capture("decode", adapter.decode, ids, errors=args.errors,
                           classify=adapter.classify_error)
@@ -73,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         results.append(row)
     if args.json:
         print(json.dumps({"results": results}, ensure_ascii=False))
-        return EXIT_OK
+        return _exit_code(results)
     for row in results:
         if "unavailable" in row:
             print(f"{row['impl']}: unavailable: {row['unavailable']}")
@@ -82,4 +88,18 @@ def run(args: argparse.Namespace) -> int:
         raw = row.get("bytes", f"raised {row.get('bytes_error', {}).get('category')}")
         print(f"{row['impl']}: text: {text}")
         print(f"{' ' * len(row['impl'])}  bytes: {raw}")
-    return EXIT_OK
+    return _exit_code(results)
+
+
+def _exit_code(results: list[dict]) -> int:
+    unavailable = [r for r in results if "unavailable" in r]
+    for row in unavailable:
+        print(f"tokconf decode: error: {row['impl']} cannot run: {row['unavailable']}", file=sys.stderr)
+    if unavailable:
+        return EXIT_USAGE
+    seen: dict[str, set[tuple[object, object]]] = {}
+    for row in results:
+        outcome = (row.get("bytes", ("raised", row.get("bytes_error", {}).get("category"))),
+                   row.get("text", ("raised", row.get("error", {}).get("category"))))
+        seen.setdefault(row["encoding"], set()).add(outcome)
+    return EXIT_DIVERGENCE if any(len(outcomes) > 1 for outcomes in seen.values()) else EXIT_OK

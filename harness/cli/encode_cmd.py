@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from harness.cli import EXIT_DIVERGENCE, EXIT_OK, UsageError, apply_common, claim_encoding
+from harness.cli import EXIT_DIVERGENCE, EXIT_OK, EXIT_USAGE, UsageError, apply_common, claim_encoding
 from harness.escapes import EscapeError, parse_escapes, visible_bytes
 from harness.outcomes import Outcome, capture
 from harness.registry import AdapterUnavailable, Registry, RegistryError
@@ -98,7 +98,7 @@ def encode_one(adapter, text: str, allowed: Any, disallowed: Any, *, trace: bool
             dict(adapter.special_tokens), Policy(allowed_special=allowed, disallowed_special=disallowed),
             adapter.capabilities.special_policy)
         if traced.is_ok:
-            result["trace"] = traced.value
+            result["trace"] = list(traced.value)
         else:
             result["trace_error"] = _error(traced)
     return result
@@ -136,6 +136,11 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"results": results}, ensure_ascii=False))
     else:
         print_side_by_side(results)
+    unavailable = [r for r in results if "unavailable" in r]
+    for row in unavailable:  # named and cannot run: never a silent pass
+        print(f"tokconf encode: error: {row['impl']} cannot run: {row['unavailable']}", file=sys.stderr)
+    if unavailable:
+        return EXIT_USAGE
     return EXIT_DIVERGENCE if _diverges(results) else EXIT_OK
 
 

@@ -55,12 +55,7 @@ def run(args: argparse.Namespace) -> int:
         }
         print(json.dumps({"adapters": rows, "provider_failures": failures, "isolation": isolation}, indent=2))
         return EXIT_OK
-    width = max((len(r["name"]) for r in rows), default=10)
-    enc_width = max((len(r["encoding"]) for r in rows), default=10)
-    for row in rows:
-        lib = f"{row['library']} {row['version'] or '(not installed)'}" if row["library"] else "-"
-        state = "available" if row["available"] else f"unavailable: {row['reason']}"
-        print(f"{row['name']:<{width}}  {row['encoding']:<{enc_width}}  {lib:<24}  {state}")
-    for name, reason in failures.items():
-        print(f"{name:<{width}}  provider failed: {reason}")
+    from harness.cli.list_table import format_list
+
+    print(format_list(rows, failures), end="")
     return EXIT_OK

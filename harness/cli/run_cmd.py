@@ -21,7 +21,6 @@ from harness.cli import EXIT_DIVERGENCE, EXIT_OK, UsageError, apply_common, clai
 from harness.cli.interrupts import catch_stops, describe_stop, stop_exit_code
 from harness.cli.inputs import add_corpus_options, corpus_options
 from harness.cli.isolation import add_isolation_arguments, isolation_from_args
-from harness.cli.summary import print_summary
 
 
 def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
@@ -55,6 +54,9 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
     parser.add_argument("--shrink-seconds", type=float, default=None, metavar="SECONDS",
                         help="time bound of shrinking one finding (default 60; 0 = no bound)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--profile-harness", action="store_true",
+                        help="print where the time went (adapter calls, adapter builds, the harness "
+                             "itself) and peak memory; also written as harness-profile.json")
     add_isolation_arguments(parser)
     add_corpus_options(parser)
     parser.set_defaults(handler=run)
@@ -100,6 +102,9 @@ def run(args: argparse.Namespace) -> int:
     from harness.generate.strategies import resolve_profile
     from harness.cases.corpus import CorpusError, corpus_case_batches
 
+    from harness.run.profile import HarnessProfile
+
+    clock = HarnessProfile()
     started = _dt.datetime.now(_dt.timezone.utc)
     registry = apply_common(args)
     if args.max_examples is not None and args.max_examples < 1:
@@ -127,16 +132,23 @@ def run(args: argparse.Namespace) -> int:
     except (CaseFileError, FileNotFoundError, SelectionError, ValueError) as exc:
         raise UsageError(str(exc)) from exc
 
+    clock.mark("select")
     progress = Progress(sys.stderr, enabled=not args.quiet)
     shrink_seconds = DEFAULT_SHRINK_SECONDS if args.shrink_seconds is None else (args.shrink_seconds or None)
     runner = Runner(selected, progress=progress, jobs=args.jobs, shrink_seconds=shrink_seconds)
     runner.profile = profile
+    if args.profile_harness:
+        clock.instrument(selected.calls.values())
     stopped: BaseException | None = None
     try:
         with catch_stops():
             try:
                 runner.run_vocab()
+                clock.mark("vocab")
                 runner.run_cases(cases)
+                clock.mark("cases")
+                if args.profile_harness:
+                    clock.instrument(selected.calls.values())  # references a case added on the way
                 try:
                     for batch in corpus_case_batches(args.corpus, corpus):
                         runner.run_cases(batch)
@@ -145,9 +157,12 @@ def run(args: argparse.Namespace) -> int:
                 if not args.no_generated:
                     runner.run_generated(GenerationOptions(profile=profile, seed=args.seed,
                                                            max_examples=args.max_examples))
+                clock.mark("generated")
                 if long and not args.no_generated:
                     runner.run_long()
+                    clock.mark("long")
                 result = runner.finish()
+                clock.mark("finish")
             except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM as Stopped
                 stopped = exc
                 progress.enabled = False
@@ -173,8 +188,15 @@ def run(args: argparse.Namespace) -> int:
 
         written = write_new_cases(args.save_new_cases, result.by_status("unexpected"), run=run_id(started))
         print(f"new cases: {written}" if written else "new cases: none (no unexpected divergence)")
+    from harness.cli.summary import print_summary  # here, not at import: `tokconf list` stays quick
+
     print_summary(result, sys.stdout)
     print(f"\nreport: {folder / 'parity.json'}" + (f" (latest: {latest})" if latest else ""))
+    if args.profile_harness:
+        clock.mark("report")
+        clock.add_builds(registry.build_seconds, registry.build_cpu_seconds)
+        write_atomic(folder / "harness-profile.json", clock.summary())
+        clock.report(sys.stderr)
     if stopped is not None:
         return stop_exit_code(stopped)
     return EXIT_DIVERGENCE if result.failed else EXIT_OK

@@ -71,7 +71,9 @@ def print_summary(result: RunResult, out: TextIO) -> None:
         out.write(f"{shown[name]:<{room}}  {cells}  {sum(cell.inputs for cell in row.values())}\n")
     for line in legend:
         out.write(_clip(line) + "\n")
-    out.write(_clip("columns: " + ", ".join(f"{SHORT.get(c, c)}={c}" for c in checks)) + "\n")
+    # the legend of the columns is wrapped, not clipped: a cut legend names no column
+    out.write(textwrap.fill("columns: " + ", ".join(f"{SHORT.get(c, c)}={c}" for c in checks), width=WIDTH,
+                            subsequent_indent="         ", break_on_hyphens=False) + "\n")
     summary = result.summary()
     out.write("cells: " + ", ".join(f"{status} {count}" for status, count in summary.items()) + "\n")
     documented = result.by_status("documented")
@@ -84,10 +86,12 @@ def print_summary(result: RunResult, out: TextIO) -> None:
     _absorbing([d for d in documented if d.absorbed], out)
     _unavailable(result, out)
     for note in result.notes:
-        out.write(_clip(f"note: {note}") + "\n")
+        out.write(textwrap.fill(f"note: {note}", width=WIDTH, subsequent_indent="      ",
+                                break_on_hyphens=False, break_long_words=False) + "\n")
     if result.incomplete:
         out.write(_clip(f"INCOMPLETE: {result.incomplete['reason']} during {result.incomplete['phase']}; "
-                        f"only what finished is reported, and nothing after it was checked") + "\n")
+                        f"only what finished is reported, nothing after it was checked, and findings were "
+                        f"judged on their own inputs, unshrunk") + "\n")
 
 
 def _failing(record: DivergenceRecord, out: TextIO) -> None:
@@ -108,7 +112,10 @@ def _absorbing(records: list[DivergenceRecord], out: TextIO) -> None:
         return
     out.write("\ndocumented divergences that explained findings beyond their own input:\n")
     for record in sorted(records, key=lambda d: (-d.absorbed, d.id)):
-        domain = record.domain.describe() if record.domain is not None else "its own input"
+        if record.kind.startswith("declared:"):
+            domain = "adapter-wide: its declared special-token semantics"
+        else:
+            domain = record.domain.describe() if record.domain is not None else "its own input"
         examples = ", ".join(_text(x, limit=24) for x in record.absorbed_examples)
         out.write(_clip(f"  {record.id} {record.adapter} {record.check}: {record.absorbed} "
                         f"(domain: {domain})" + (f" e.g. {examples}" if examples else "")) + "\n")

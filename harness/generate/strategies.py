@@ -42,7 +42,6 @@ __all__ = [
     "digit_runs",
     "emoji_sequences",
     "generate",
-    "hostile_pool",
     "hostile_text",
     "long_runs",
     "lone_surrogates",
@@ -338,18 +337,3 @@ def generate(strategy: st.SearchStrategy[str], *, count: int, seed_value: int) -
     )(seed(seed_value)(given(strategy)(collect)))
     runner()
     return out[:count]
-
-
-def hostile_pool(*, literals: tuple[str, ...] = (), alphabet: frozenset[str] | None = None, count: int,
-                 seed_value: int) -> list[str]:
-    """The generated inputs of one encoding (``literals``: its special literals) or of one
-    closed vocabulary (``alphabet``): the fixed atoms first, so small counterexamples are
-    found whatever the hypothesis version, then ``count`` random mixtures.
-
-    A pure function of its arguments, so ``--jobs`` processes may build pools in parallel.
-    """
-    if alphabet is not None:
-        pool = generate(alphabet_text(alphabet), count=count, seed_value=seed_value)
-        return list(dict.fromkeys([*hostile_atoms(alphabet=alphabet), *pool]))
-    pool = generate(hostile_text(list(literals)), count=count, seed_value=seed_value)
-    return list(dict.fromkeys([*hostile_atoms(list(literals)), *pool]))

@@ -8,7 +8,8 @@ adds nothing unless asked. It is asked in one of two ways:
        pytest --tokconf-plugin mypkg.adapter:factory --tokconf-impl mine:cl100k_base
 
    runs the shipped cases and the generated checks against that adapter (and the
-   reference of its encoding), next to the project's own tests.
+   reference of its encoding), next to the project's own tests; ``--tokconf-plugin
+   path/to/adapter.py:factory`` loads a file instead of a module.
 2. **A test module that requests it**, which is how this repository runs it in CI::
 
        # tests/test_conformance.py
@@ -28,9 +29,12 @@ Items (ids are readable; select them with ``-k``):
   reference (under the ``--tokconf-profile``, default ``$HYPOTHESIS_PROFILE`` or ``ci``);
   hypothesis shrinks, then tokconf's shrinker makes the input minimal.
 - ``vocab[<adapter>]``: the vocabulary-consistency check.
+- ``unavailable[<adapter>]``: an adapter asked for that cannot run; it fails with the reason.
 
 A failure shows the minimal input escaped, both outcomes, the token pieces and the
-command that reproduces it. Unavailable adapters are listed in the terminal summary.
+command that reproduces it. Unavailable adapters are listed in the terminal summary, each
+with its whole reason (wrapped to the terminal, never cut). The items count in pytest's
+"collected N items" header, also when the suite is added by the options alone.
 ``--tokconf-report DIR`` also writes the parity report ``tokconf run`` would write.
 
 Isolation and parallelism mirror ``tokconf run``: foreign adapters run in worker
@@ -48,6 +52,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
@@ -104,8 +109,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="only adapters of this encoding (repeatable)")
     group.addoption("--tokconf-cases", action="append", default=[], metavar="PATH",
                     help="case file or folder (repeatable; default: the shipped cases)")
-    group.addoption("--tokconf-plugin", action="append", default=[], metavar="MODULE:ATTR",
-                    help="register adapters from MODULE:ATTR (repeatable)")
+    group.addoption("--tokconf-plugin", action="append", default=[], metavar="MODULE:ATTR|FILE.py:ATTR",
+                    help="register adapters from MODULE:ATTR or path/to/file.py:ATTR (repeatable)")
     group.addoption("--tokconf-reference", action="append", default=[], metavar="ENC=NAME",
                     help="the reference adapter of an encoding (repeatable)")
     group.addoption("--tokconf-profile", choices=["dev", "ci", "nightly"], default=None,
@@ -197,16 +202,11 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         return
     if any(isinstance(i, _TokconfItem) for i in items):
         return  # a test module already asked for the suite
+    _suite(config, SuiteRequest())  # bad options are a usage error here, not a collection error
     suite = SuiteCollector.from_parent(session, name="tokconf", nodeid="tokconf", request=SuiteRequest())
-    items.extend(_flatten(suite))
-
-
-def _flatten(node: pytest.Collector) -> Iterator[pytest.Item]:
-    for child in node.collect():
-        if isinstance(child, pytest.Item):
-            yield child
-        else:
-            yield from _flatten(child)  # type: ignore[arg-type]
+    # collected the way pytest collects (collect reports, itemcollected hooks), so the
+    # header counts these items instead of saying "collected 0 items"
+    items.extend(session.genitems(suite))
 
 
 class SuiteCollector(pytest.Collector):
@@ -224,6 +224,8 @@ class SuiteCollector(pytest.Collector):
         by_file: dict[str, list[Any]] = {}
         for case in suite.cases:
             by_file.setdefault(case.file, []).append(case)
+        for name, reason in suite.missing().items():
+            yield UnavailableItem.from_parent(self, name=f"unavailable[{name}]", suite=suite, reason=reason)
         for file, cases in by_file.items():
             yield CaseFileCollector.from_parent(self, name=_shown(file), suite=suite, cases=cases)
         for name in suite.adapters():
@@ -296,6 +298,17 @@ class CaseItem(_TokconfItem):
         return Path(self.case.file), self.case.line - 1, f"case {self.case.id}"
 
 
+class UnavailableItem(_TokconfItem):
+    """An adapter that was asked for and cannot run: a failure, never a silent skip."""
+
+    def __init__(self, *, reason: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.reason = reason
+
+    def runtest(self) -> None:
+        raise TokconfFailure(f"asked for, but cannot run (nothing of it was tested): {self.reason}")
+
+
 class VocabItem(_TokconfItem):
     def __init__(self, *, adapter: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -362,9 +375,13 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         missing = suite.unavailable()
         if missing:
             terminalreporter.write_line(f"tokconf: {len(missing)} adapter(s) unavailable, not tested:")
+            width = max(40, config.get_terminal_writer().fullwidth - 1)
             for name, reason in missing.items():
-                first_line = (reason or "").split("\n")[0][:160]
-                terminalreporter.write_line(f"  {name}: {first_line}")
+                # wrapped, never cut: the fix is at the end of the reason
+                for line in textwrap.wrap(f"{name}: {' '.join((reason or 'unavailable').split())}", width=width,
+                                          initial_indent="  ", subsequent_indent="      ",
+                                          break_on_hyphens=False, break_long_words=False):
+                    terminalreporter.write_line(line)
         target = config.getoption("tokconf_report", default=None)
         if target:
             terminalreporter.write_line(f"tokconf: parity report: {_write_report(suite, target)}")

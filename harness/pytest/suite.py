@@ -103,8 +103,9 @@ class Suite:
                 references=parse_references(self.options.references),
                 case_adapters=case_adapter_names(cases),
                 case_references=[c.reference for c in cases if c.reference],
-                required=[*self.options.impls, *registry.plugin_names()], isolation=isolation,
+                isolation=isolation,
             )
+            self.required = [*self.options.impls, *registry.plugin_names()]
         except (RegistryError, CaseFileError, FileNotFoundError, SelectionError) as exc:
             raise SuiteError(str(exc)) from exc
         return cases, files, selected
@@ -123,6 +124,20 @@ class Suite:
 
     def adapters(self) -> list[str]:
         return sorted(self.selected.calls)
+
+    def missing(self) -> dict[str, str]:
+        """Adapters asked for (``--tokconf-impl``, ``--tokconf-plugin``) that cannot run, with
+        the reason: each becomes a failing item, so the suite is never silently green."""
+        selected = self.selected  # loads the suite, which knows what was required
+        out: dict[str, str] = {}
+        for name in dict.fromkeys(self.required):
+            calls = selected.add(name)
+            if calls is None:
+                row = selected.rows.get(selected.aliases.get(name, name))
+                out[name] = row.reason if row and row.reason else "unavailable"
+            elif not calls.info.encoding:
+                out[name] = "claims no encoding (its `encoding` is empty): IDs cannot be compared"
+        return out
 
     def unavailable(self) -> dict[str, str]:
         return {n: r.reason or "unavailable" for n, r in sorted(self.selected.rows.items()) if not r.available}

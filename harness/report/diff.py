@@ -4,7 +4,9 @@ Record what tiktoken (or any adapter) does today, upgrade, run again, and
 ``diff_runs(old, new)`` says exactly what moved: divergences that are new, fixed,
 changed or no longer checked (keyed by adapter + check + input), outcomes (IDs, bytes,
 errors) that changed for the same input, adapters added, removed or now unavailable,
-library and vocabulary changes, and matrix cells that changed status.
+adapters whose implementation changed (a file they read has another hash or commit, see
+:mod:`harness.provenance`), library and vocabulary changes, and matrix cells that changed
+status.
 
 A change *gates* (``tokconf diff`` exits 1) when a divergence is unexpected or stale in
 the new run and was not already unexpected or stale in the old one.
@@ -80,11 +82,14 @@ class OutcomeChange:
 
 @dataclass(frozen=True)
 class AdapterChange:
+    """An adapter that appeared, vanished, changed availability or version, or whose
+    implementation changed: a file it read has another SHA-256, commit or dirty state."""
+
     name: str
-    change: Literal["added", "removed", "now unavailable", "now available", "version"]
+    change: Literal["added", "removed", "now unavailable", "now available", "version", "implementation"]
     old: str | None = None  # version
     new: str | None = None
-    reason: str | None = None
+    reason: str | None = None  # why unavailable; for "implementation", what changed
 
 
 @dataclass(frozen=True)
@@ -249,9 +254,53 @@ def _adapter_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> Iterator
             yield AdapterChange(name, "now available", b["version"], a["version"])
         elif b["version"] != a["version"]:
             yield AdapterChange(name, "version", b["version"], a["version"])
+        if b is None or not b["status"] == a["status"] == "available":
+            continue  # an adapter that did not run in both has no implementation to compare
+        changed = _implementation_changes(b.get("provenance"), a.get("provenance"))
+        if changed:
+            yield AdapterChange(name, "implementation", None, None, "; ".join(changed))
     for name, b in before.items():
         if name not in after:
             yield AdapterChange(name, "removed", b["version"], None)
+
+
+def _implementation_changes(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> list[str]:
+    """What differs in the files two runs of one adapter read (hash, commit, dirty state).
+
+    Files are paired in order, not by path: the same checkout in another folder is the
+    same implementation. A run without provenance (older tokconf) compares as unknown.
+
+    >>> f = lambda sha, commit=None, dirty=False: {"path": "m.json", "sha256": sha,
+    ...     "git": None if commit is None else {"commit": commit, "dirty": dirty}}
+    >>> _implementation_changes({"files": [f("aa" * 32, "c1" * 20)]}, {"files": [f("bb" * 32, "c2" * 20, True)]})
+    ['m.json: sha256 aaaaaaaaaaaa -> bbbbbbbbbbbb, commit c1c1c1c1c1c1 -> c2c2c2c2c2c2, clean -> dirty']
+    >>> _implementation_changes({"files": [f("aa" * 32)]}, {"files": [f("aa" * 32)]})
+    []
+    """
+    if old is None or new is None:
+        return []
+    before, after = old.get("files") or [], new.get("files") or []
+    notes = []
+    if len(before) != len(after):
+        notes.append(f"files read: {', '.join(f['path'] for f in before) or 'none'} -> "
+                     f"{', '.join(f['path'] for f in after) or 'none'}")
+    for a, b in zip(before, after):
+        parts = []
+        if a["sha256"] != b["sha256"]:
+            parts.append(f"sha256 {_short(a['sha256'])} -> {_short(b['sha256'])}")
+        ga, gb = a.get("git") or {}, b.get("git") or {}
+        if ga.get("commit") != gb.get("commit"):
+            parts.append(f"commit {_short(ga.get('commit'))} -> {_short(gb.get('commit'))}")
+        if ga and gb and ga.get("dirty") != gb.get("dirty"):
+            parts.append(f"{'dirty' if ga.get('dirty') else 'clean'} -> {'dirty' if gb.get('dirty') else 'clean'}")
+        if parts:
+            shown = b["path"] if a["path"] == b["path"] else f"{a['path']} (now {b['path']})"
+            notes.append(f"{shown}: {', '.join(parts)}")
+    return notes
+
+
+def _short(value: str | None) -> str:
+    return "none" if value is None else value[:12]
 
 
 def _mapping_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> Iterator[VersionChange]:
@@ -306,7 +355,8 @@ def format_text(diff: RunDiff) -> str:
     for c in diff.adapters:
         detail = f" ({n(c.reason)})" if c.reason else ""
         versions = f" {c.old} -> {c.new}" if c.change == "version" else ""
-        lines.append(f"  adapter {n(c.name)}: {c.change}{versions}{detail}")
+        change = "implementation changed" if c.change == "implementation" else c.change
+        lines.append(f"  adapter {n(c.name)}: {change}{versions}{detail}")
     lines.append("summary (matrix cells): " + ", ".join(
         f"{s} {diff.summary_old[s]}" + (f"->{diff.summary_new[s]}" if diff.summary_old[s] != diff.summary_new[s] else "")
         for s in STATUSES))

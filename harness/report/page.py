@@ -124,6 +124,7 @@ def adapter_view(adapter: Mapping[str, Any], reference_names: set[str]) -> dict[
     flags = [key.replace("_", "-") for key in ("batch", "trace", "pretokenize", "closed_vocabulary") if caps.get(key)]
     if caps and not caps.get("encode_ordinary", True):
         flags.append("no-encode-ordinary")
+    provenance = adapter.get("provenance") or {}
     return {
         **adapter,
         "is_reference": adapter["name"] in reference_names,
@@ -132,6 +133,14 @@ def adapter_view(adapter: Mapping[str, Any], reference_names: set[str]) -> dict[
         "notes": list(caps.get("notes") or []),
         "language": adapter.get("language", "Python"),
         "bundled": [{"file": name, **v} for name, v in sorted((adapter.get("vocabulary") or {}).items())],
+        # the distribution only where the library column does not already say it
+        "distribution": provenance.get("distribution") if not adapter["library"] else None,
+        "dist_version": provenance.get("version"),
+        "files": [
+            {"path": f["path"], "sha256": f["sha256"], "sha_short": (f["sha256"] or "unreadable")[:12],
+             "commit": (f.get("git") or {}).get("commit"), "dirty": (f.get("git") or {}).get("dirty")}
+            for f in provenance.get("files") or []
+        ],
     }
 
 

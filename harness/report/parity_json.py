@@ -113,6 +113,7 @@ def build(
             "status": "available" if row.available else "unavailable",
             "reason": row.reason if not row.available else None,
             "capabilities": row.capabilities.to_json() if row.capabilities is not None else None,
+            "provenance": row.provenance.to_json() if row.provenance is not None else None,
             **({"isolated": row.isolated} if row.isolated else {}),
             **({"language": row.language} if row.language != "Python" else {}),
             **({"vocabulary": _bundled(row.vocabulary)} if row.vocabulary else {}),

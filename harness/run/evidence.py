@@ -72,14 +72,20 @@ def reproduce_command(finding: Finding, adapter: Calls, reference: Calls) -> str
     if vocab_dir_flag() is not None:
         selecting += ["--vocab-dir", vocab_dir_flag()]
     parts: list[str] = ["tokconf"]
-    if finding.decode_ids is not None:
+    decode_ids = finding.decode_ids
+    if decode_ids is None and _about_decoding(finding) and adapter is not reference \
+            and adapter.info.encoding == reference.info.encoding:
+        decode_ids = tuple(finding.ids[0][1])  # its own IDs: both decode them, differently
+    if decode_ids is not None:
         parts.append("decode")
         parts += selecting
         for target in plugins:
             parts += ["--plugin", target]
         for name in names:
             parts += ["--impl", name]
-        parts += ["--", *(str(i) for i in finding.decode_ids)]
+        if finding.kind == "strict":
+            parts += ["--errors", "strict"]
+        parts += ["--", *(str(i) for i in decode_ids)]
     else:
         parts += ["encode", "--escapes", *selecting]
         for target in plugins:
@@ -97,7 +103,7 @@ def reproduce_command(finding: Finding, adapter: Calls, reference: Calls) -> str
                         + "  # INPUT.txt: this divergence's input.text from parity.json, as UTF-8")
             parts += ["--file", "-"]
             return f"{writer} | " + " ".join(shlex.quote(p) for p in parts)
-        parts += ["--", escape_text(finding.text)]
+        parts += ["--", escape_text(finding.text, runs=True)]
     return " ".join(shlex.quote(p) for p in parts)
 
 
@@ -125,6 +131,12 @@ def _literal(text: str) -> str:
     """A double-quoted Python literal with every non-ASCII or control code point escaped."""
     body = text.encode("unicode_escape").decode("ascii").replace('"', '\\"')
     return '"' + body + '"'
+
+
+def _about_decoding(finding: Finding) -> bool:
+    """A difference in how IDs become text, not in how text becomes IDs."""
+    return bool(finding.ids) and finding.check in ("round-trip", "per-token-decode", "decode") and (
+        finding.kind in ("text", "strict") or finding.kind.startswith(("decode:", "piece:")))
 
 
 

@@ -224,7 +224,7 @@ def _shrink_task(work: Sequence[tuple[Any, int, float | None]]) -> list[tuple[Fi
 
 
 def _pool_task(specs: Sequence[dict[str, Any]]) -> list[list[str]]:
-    from harness.generate.strategies import hostile_pool
+    from harness.generate.pools import hostile_pool
 
     return [hostile_pool(**spec) for spec in specs]
 

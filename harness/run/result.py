@@ -13,6 +13,7 @@ from harness.cases.domain import Domain
 from harness.cases.model import CHECKS, Policy
 from harness.run.evidence import Evidence
 from harness.interface import Capabilities
+from harness.provenance import Provenance
 
 __all__ = ["AdapterRow", "Cell", "DivergenceRecord", "RunResult", "STATUSES"]
 
@@ -34,6 +35,8 @@ class AdapterRow:
     reason: str | None = None
     capabilities: Capabilities | None = None
     provider: str = ""
+    #: what exactly was tested: distribution, version, files read (harness.provenance)
+    provenance: Provenance | None = None
     #: how it ran when isolated ("worker process; network: ..."); None = in process
     isolated: str | None = None
     #: the language its users call it from (AdapterInfo.language)

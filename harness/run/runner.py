@@ -107,7 +107,7 @@ class Runner:
         self._pending: list[Candidate] = []
         self.vocab_findings: dict[str, list[Finding]] = {}
         self.budgets: dict[str, int] = {}
-        self.notes: list[str] = []
+        self.notes: list[str] = list(selected.notes)
         self.generated = False
         self.profile = resolve_profile(None)
         self.seed: int | None = None
@@ -178,7 +178,7 @@ class Runner:
         for name in sorted(self.selected.calls):
             adapter = self.selected.calls[name]
             encoding = adapter.info.encoding
-            if not case_applies_to(case, name, encoding):
+            if not case_applies_to(case, name, encoding, adapter.info.declares_like):
                 continue
             if own_reference is not None and own_reference.info.encoding == encoding:
                 pairs.append((adapter, own_reference))
@@ -192,7 +192,7 @@ class Runner:
         calls = self.selected.calls.get(self.selected.aliases.get(wanted, wanted))
         if calls is not None:
             return calls
-        if not any(case_applies_to(case, n, c.info.encoding) for n, c in self.selected.calls.items()):
+        if not any(case_applies_to(case, n, c.info.encoding, c.info.declares_like) for n, c in self.selected.calls.items()):
             return None  # none of its adapters is in this run (--impl, --encoding)
         try:
             calls = self.selected.add(wanted)
@@ -218,13 +218,13 @@ class Runner:
         for check in TEXT_CHECKS:
             result = run_text_check(check, Subject(case.text, case.policy, adapter, reference, case))
             self._judge_case(case, adapter, reference, check, result, in_domain)
-        doc = documented_for(case, adapter.name, "vocab-consistency")
+        doc = documented_for(case, adapter.name, "vocab-consistency", adapter.info.declares_like)
         if doc is not None:
             self._judge_case_vocab(case, adapter, reference, doc)
 
     def _judge_case(self, case: Case, adapter: Calls, reference: Calls, check: str, result: Result,
                     in_domain: bool) -> None:
-        doc = documented_for(case, adapter.name, check)
+        doc = documented_for(case, adapter.name, check, adapter.info.declares_like)
         cell = self.cell(adapter.name, check)
         if isinstance(result, Finding):
             if doc is not None and doc.kind in (None, result.kind):
@@ -292,12 +292,13 @@ class Runner:
             open_group = [a for a in group if a.info.capabilities.alphabet is None]
             if open_group:
                 literals = tuple(sorted({lit for a in group for lit, _ in a.info.special_tokens}))
-                specs.append({"literals": literals, "count": self.max_examples, "seed_value": seed})
+                specs.append({"literals": literals, "count": self.max_examples, "seed_value": seed,
+                              "cache": profile.derandomize})
                 groups.append((open_group, reference))
             for adapter in group:
                 if adapter.info.capabilities.alphabet is not None:
                     specs.append({"alphabet": adapter.info.capabilities.alphabet, "count": self.max_examples,
-                                  "seed_value": seed})
+                                  "seed_value": seed, "cache": profile.derandomize})
                     groups.append(([adapter], reference))
         pools = self.jobs.map("pool", specs)
         plans = [(pool, adapters, reference) for pool, (adapters, reference) in zip(pools, groups)]

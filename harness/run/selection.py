@@ -68,6 +68,8 @@ class Selected:
         self.preferred: list[str] = []
         #: names as asked for (case spellings, resolved arguments) -> adapter names
         self.aliases: dict[str, str] = {}
+        #: what the run cannot check, said in the summary (an ID space with one adapter)
+        self.notes: list[str] = []
         self._chosen = False
 
     def add(self, name: str) -> Calls | None:
@@ -89,7 +91,8 @@ class Selected:
         except AdapterUnavailable as exc:
             self.rows[spec.name] = AdapterRow(spec.name, spec.encoding, spec.library,
                                               spec.library_version, False, str(exc) or "unavailable",
-                                              provider=spec.provider, language=spec.language)
+                                              provider=spec.provider, language=spec.language,
+                                              provenance=self.registry.provenance(spec.name))
             return None
         info = calls.info
         self.aliases[name] = self.aliases[spec.name] = info.name
@@ -100,7 +103,8 @@ class Selected:
             self.references[info.encoding] = info.name
         self.rows[info.name] = AdapterRow(info.name, info.encoding, info.library or spec.library, version, True,
                                           None, info.capabilities, spec.provider, isolated=isolated,
-                                          language=info.language, vocabulary=info.vocabulary)
+                                          language=info.language, vocabulary=info.vocabulary,
+                                          provenance=self.registry.provenance(spec.name))
         return calls
 
     def _build(self, spec: AdapterSpec) -> tuple[Calls, str | None, str | None]:
@@ -238,6 +242,13 @@ def select(
     _require(selected, required)
     selected.choose_references(dict(references or {}))
     _require_references(selected, dict(references or {}))
+    for encoding in selected.encodings():
+        group = selected.group(encoding)
+        if len(group) == 1 and encoding.startswith("hf-json:"):
+            selected.notes.append(
+                f"{group[0].name}: its vocabulary is none of the pinned ones, so its ID space {encoding} "
+                "has no reference: no ID parity (round trip, decoding and error checks still ran); "
+                "pass --encoding ENC if it claims one")
     return selected
 
 

@@ -153,10 +153,11 @@ class WorkerExecutor:
         self._start()
 
     def _ensure_own_worker(self) -> None:
-        """After a fork (``--jobs``) the inherited pipes belong to the parent's worker."""
+        """After a fork (``--jobs``) the inherited pipes belong to the parent's worker: this
+        process starts its own (at the next call, as after a crash)."""
         if self._owner != os.getpid():
             self._proc = None  # the parent's; never kill or close it from here
-            self._start()
+            self._owner = os.getpid()
 
     def _kill(self) -> None:
         proc = self._proc
@@ -278,7 +279,13 @@ class WorkerExecutor:
         try:
             while pending:
                 if self._proc is None:
-                    self._restart()
+                    try:
+                        self._restart()
+                    except AdapterUnavailable as exc:
+                        # it built once and cannot now: every call left is that failure
+                        gone = Outcome.crashed("exited", f"its worker could not be started again: {exc}")
+                        answers += [((op, *args), gone) for op, args, _ in pending]
+                        break
                 done = self._run_batch(pending, answers, extras)
                 pending = pending[done:]
         except BaseException:

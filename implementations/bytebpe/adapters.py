@@ -18,6 +18,7 @@ import hashlib
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from harness.cases.fixtures import portable_argument, resolve_argument
 from harness.interface import (
     Adapter,
     AllowedSpecial,
@@ -27,8 +28,9 @@ from harness.interface import (
     resolve_special_policy,
 )
 from harness.outcomes import Operation
+from harness.provenance import file_record
 from harness.registry import AdapterSpec, Family, RegistryError
-from harness.vocab import load_tiktoken_ranks, vocab_unavailable_reason
+from harness.vocab import shared_tiktoken_decoder, shared_tiktoken_ranks, vocab_unavailable_reason
 from implementations.bytebpe.model import ByteBPE
 from implementations.bytebpe.base import DisallowedSpecialError, UnknownTokenId
 from implementations.bytebpe.ltr import LeftToRightByteBPE
@@ -132,7 +134,7 @@ def model_encoding(path: Path) -> str:
 
 
 def _model_path(argument: str) -> Path:
-    return DEMO_MODEL if argument == "demo" else Path(argument)
+    return DEMO_MODEL if argument == "demo" else resolve_argument(argument)
 
 
 def build(argument: str, *, left_to_right: bool) -> ByteBPEAdapter:
@@ -143,7 +145,7 @@ def build(argument: str, *, left_to_right: bool) -> ByteBPEAdapter:
     else:
         model = ByteBPE.load(path)
     kind = "bytebpe-ltr" if left_to_right else "bytebpe"
-    return ByteBPEAdapter(
+    adapter = ByteBPEAdapter(
         model,
         name=f"{kind}:{argument}",
         encoding=model_encoding(path),
@@ -153,6 +155,9 @@ def build(argument: str, *, left_to_right: bool) -> ByteBPEAdapter:
             notes=(LTR_NOTES + TRAINED_NOTES) if left_to_right else TRAINED_NOTES,
         ),
     )
+    if argument != "demo":  # the demo model ships with tokconf: its version says which
+        adapter.files_read = (file_record(argument, path),)
+    return adapter
 
 
 def spec_for(argument: str, *, left_to_right: bool) -> AdapterSpec:
@@ -162,9 +167,11 @@ def spec_for(argument: str, *, left_to_right: bool) -> AdapterSpec:
     parsing the model waits for the factory.
     """
     kind = "bytebpe-ltr" if left_to_right else "bytebpe"
-    path = _model_path(argument)
     if not argument:
         raise RegistryError(f"{kind}: needs a model file: {kind}:PATH/TO/MODEL.json")
+    if argument != "demo":
+        argument = portable_argument(argument)  # the name never holds an install's absolute path
+    path = _model_path(argument)
     try:
         encoding = model_encoding(path)
     except OSError as exc:
@@ -204,7 +211,10 @@ RANK_NOTES = (
 def build_rank_mode(argument: str) -> ByteBPEAdapter:
     """``bytebpe-ranks:ARGUMENT``: the pinned ranks file, merged by :class:`RankByteBPE`."""
     stem, encoding, pattern, special_tokens = ENCODINGS[argument]
-    model = RankByteBPE(load_tiktoken_ranks(stem), pattern=pattern, special_tokens=special_tokens)
+    model = RankByteBPE(
+        shared_tiktoken_ranks(stem), decoder=shared_tiktoken_decoder(stem),
+        pattern=pattern, special_tokens=special_tokens,
+    )
     return ByteBPEAdapter(
         model,
         name=f"bytebpe-ranks:{argument}",

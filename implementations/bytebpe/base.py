@@ -27,6 +27,7 @@ import regex
 
 from harness.atomic import write_atomic
 from harness.interface import TraceRound
+from implementations.bpe_merge import merge_ids
 
 __all__ = [
     "BASE_VOCAB_SIZE",
@@ -198,8 +199,8 @@ class ByteBPEBase:
     ``merges[i] = (left, right)`` creates token ``256 + i`` with rank ``i``.
 
     >>> model = ByteBPEBase([(ord("b"), ord("c")), (ord("a"), ord("b"))])
-    >>> model.encode_chunk(b"abc")
-    [97, 256]
+    >>> model.encode_chunk(b"abc"), model.encode_chunk_plain(b"abc")
+    ([97, 256], [97, 256])
     >>> model.decode_bytes([97, 256])
     b'abc'
     """
@@ -309,8 +310,9 @@ class ByteBPEBase:
                 best, best_id = pair, new_id
         return best
 
-    def encode_chunk(self, data: bytes) -> list[int]:
-        """BPE one pre-split chunk: lowest rank first, all its occurrences per round."""
+    def encode_chunk_plain(self, data: bytes) -> list[int]:
+        """BPE one pre-split chunk by the rule: each round, the lowest-rank pair present,
+        all its non-overlapping occurrences, left to right."""
         ids = list(data)
         while len(ids) >= 2:
             pair = self._lowest_rank_pair(ids)
@@ -318,6 +320,11 @@ class ByteBPEBase:
                 break
             ids = merge_pair(ids, pair, self.merges[pair])
         return ids
+
+    def encode_chunk(self, data: bytes) -> list[int]:
+        """The IDs of :meth:`encode_chunk_plain`, one merge at a time (a heap for long
+        chunks), so a long chunk is not quadratic; see :mod:`implementations.bpe_merge`."""
+        return merge_ids(list(data), self.merges)
 
     def trace_chunk(self, data: bytes) -> list[TraceRound]:
         """The rounds :meth:`encode_chunk` makes: pair (as bytes), rank, positions merged."""

@@ -21,8 +21,8 @@ class LeftToRightByteBPE(ByteBPE):
     """Same model file, same specials and pattern; only the chunk merge order differs.
 
     >>> wrong = LeftToRightByteBPE([(ord("b"), ord("c")), (ord("a"), ord("b"))])
-    >>> wrong.encode_chunk(b"abc")
-    [257, 99]
+    >>> wrong.encode_chunk(b"abc"), wrong.encode_chunk_plain(b"abc")
+    ([257, 99], [257, 99])
     >>> ByteBPE([(ord("b"), ord("c")), (ord("a"), ord("b"))]).encode_chunk(b"abc")
     [97, 256]
     """
@@ -50,8 +50,27 @@ class LeftToRightByteBPE(ByteBPE):
             i = max(i - 1, 0)
         return ids
 
-    def encode_chunk(self, data: bytes) -> list[int]:
+    def encode_chunk_plain(self, data: bytes) -> list[int]:
         return self._scan(data, None)
+
+    def encode_chunk(self, data: bytes) -> list[int]:
+        """:meth:`_scan` without its list splices, in linear time: a stack.
+
+        The scan merges at ``i`` and steps back to ``i - 1``, so what lies left of ``i`` is
+        always fully merged: it is a stack whose top pair is tried again after every
+        merge, and each new byte is pushed only when the top pair does not merge.
+        """
+        merges = self.merges
+        out: list[int] = []
+        for token in data:
+            out.append(token)
+            while len(out) >= 2:
+                new_id = merges.get((out[-2], out[-1]))
+                if new_id is None:
+                    break
+                del out[-1]
+                out[-1] = new_id
+        return out
 
     def trace_chunk(self, data: bytes) -> list[TraceRound]:
         rounds: list[TraceRound] = []

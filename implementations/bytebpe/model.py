@@ -35,9 +35,11 @@ from implementations.bytebpe.base import (
     pair_counts,
     split_on_literals,
 )
+from implementations.bytebpe.incremental import learn_merges
 from implementations.bytebpe.patterns import PATTERNS, pattern_by_name, split_chunks
+from implementations.piece_cache import PieceCache
 
-__all__ = ["ByteBPE", "NativeAllowed", "TrainingError", "family", "train"]
+__all__ = ["ByteBPE", "NativeAllowed", "TrainingError", "train", "train_reference"]
 
 NativeAllowed = None | Literal["all"] | AbstractSet[str]
 
@@ -72,19 +74,30 @@ class ByteBPE(ByteBPEBase):
             pattern_name = "custom"  # a pattern of the caller's own, stored verbatim
         self.pattern_name = pattern_name
         self.pattern = pattern
+        self._pieces = PieceCache(self._encode_piece)
 
     # -- encoding ----------------------------------------------------------------------
 
     def pretokenize(self, text: str) -> list[str]:
         return split_chunks(text, self.pattern)
 
-    def encode_ordinary(self, text: str) -> list[int]:
-        """Every special literal is ordinary text."""
+    def encode_ordinary_plain(self, text: str) -> list[int]:
+        """Every special literal is ordinary text: the plain definition, chunk by chunk."""
         ids: list[int] = []
         for chunk in self.pretokenize(text):
             # a lone surrogate cannot become UTF-8: UnicodeEncodeError, natively
-            ids.extend(self.encode_chunk(chunk.encode("utf-8")))
+            ids.extend(self.encode_chunk_plain(chunk.encode("utf-8")))
         return ids
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        """What :meth:`encode_ordinary_plain` gives, with each chunk's IDs remembered.
+
+        The tests hold the two equal on the hostile corpus and on generated text.
+        """
+        return self._pieces.encode_pieces(self.pretokenize(text))
+
+    def _encode_piece(self, chunk: str) -> list[int]:
+        return self.encode_chunk(chunk.encode("utf-8"))
 
     def _allowed_literals(self, allowed_special: NativeAllowed) -> frozenset[str]:
         if allowed_special == "all":
@@ -169,10 +182,53 @@ def train(
 ) -> ByteBPE:
     """Learn merges from ``texts`` (each text split on its own: no pair spans two texts).
 
+    The merges are those of :func:`train_reference`, found with pair counts kept up to
+    date (:mod:`implementations.bytebpe.incremental`) instead of recounted per merge.
+
     >>> model = train("低山 low low lower low\\n低山", vocab_size=274)
     >>> len(model.merges), model.ordinary_size
     (9, 265)
     """
+    shell, chunks, weights = _chunks_to_learn(texts, vocab_size, pattern_name, pattern)
+    merges = learn_merges(chunks, weights, num_merges=vocab_size - BASE_VOCAB_SIZE, first_id=BASE_VOCAB_SIZE)
+    return _trained(shell, merges, special_tokens)
+
+
+def train_reference(
+    texts: str | Iterable[str],
+    *,
+    vocab_size: int,
+    pattern_name: str = "none",
+    pattern: str | None = None,
+    special_tokens: Mapping[str, int] | None = None,
+) -> ByteBPE:
+    """The training rule as written: recount every pair for every merge (seed 002, §3.4).
+
+    >>> train_reference("低山 low low lower low\\n低山", vocab_size=274).same_model(
+    ...     train("低山 low low lower low\\n低山", vocab_size=274))
+    True
+    """
+    shell, chunks, counts_of = _chunks_to_learn(texts, vocab_size, pattern_name, pattern)
+    words = [list(chunk) for chunk in chunks]
+    merges: list[tuple[int, int]] = []
+    for rank in range(vocab_size - BASE_VOCAB_SIZE):
+        counts: dict[tuple[int, int], int] = {}
+        for word, weight in zip(words, counts_of):
+            if len(word) > 1:
+                pair_counts(word, weight=weight, into=counts)
+        pair = most_frequent_pair(counts, min_count=2)
+        if pair is None:
+            break  # no pair seen twice: the budget is an upper bound, not a target
+        new_id = BASE_VOCAB_SIZE + rank
+        words = [merge_pair(w, pair, new_id) if len(w) > 1 else w for w in words]
+        merges.append(pair)
+    return _trained(shell, merges, special_tokens)
+
+
+def _chunks_to_learn(
+    texts: str | Iterable[str], vocab_size: int, pattern_name: str, pattern: str | None
+) -> tuple[ByteBPE, list[bytes], list[int]]:
+    """The validated arguments as (an empty model, distinct chunks, their weights)."""
     if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < BASE_VOCAB_SIZE:
         raise TrainingError(
             f"vocab_size {vocab_size!r} is below the {BASE_VOCAB_SIZE} single-byte tokens; "
@@ -192,20 +248,10 @@ def train(
                     f"training text holds a lone surrogate {chunk[exc.start]!r} that has no "
                     f"UTF-8 form; remove it or repair the text first"
                 ) from exc
-    words = [list(chunk) for chunk in weights]
-    counts_of = list(weights.values())
-    merges: list[tuple[int, int]] = []
-    for rank in range(vocab_size - BASE_VOCAB_SIZE):
-        counts: dict[tuple[int, int], int] = {}
-        for word, weight in zip(words, counts_of):
-            if len(word) > 1:
-                pair_counts(word, weight=weight, into=counts)
-        pair = most_frequent_pair(counts, min_count=2)
-        if pair is None:
-            break  # no pair seen twice: the budget is an upper bound, not a target
-        new_id = BASE_VOCAB_SIZE + rank
-        words = [merge_pair(w, pair, new_id) if len(w) > 1 else w for w in words]
-        merges.append(pair)
+    return shell, list(weights), list(weights.values())
+
+
+def _trained(shell: ByteBPE, merges: list[tuple[int, int]], special_tokens: Mapping[str, int] | None) -> ByteBPE:
     model = ByteBPE(merges, pattern_name=shell.pattern_name, pattern=shell.pattern)
     if special_tokens:
         model.register_special(special_tokens)

@@ -8,9 +8,11 @@
     notes: ["known difference ..."]      # declared differences, shown in reports
 
 A spec may also sit next to the file as ``PATH.tokconf.yaml`` (its ``tokenizer`` key is
-then optional). Without a claimed encoding the adapter claims its own ID space,
-``hf-json:<first 12 hex digits of the file's SHA-256>``, so it is compared with nothing
-but itself. :func:`hf_json_spec` and :func:`load_hf_json` take ``encoding=`` to
+then optional). Without a claimed encoding, a file whose vocabulary *is* one of the
+pinned rank tables claims that encoding (:mod:`implementations.hf.recognize`) and is
+compared with its reference, sharing what cases declare about ``hf:<encoding>``; any
+other file claims its own ID space, ``hf-json:<first 12 hex digits of the file's
+SHA-256>``, and runs without ID parity. :func:`hf_json_spec` and :func:`load_hf_json` take ``encoding=`` to
 override the claim (for a ``--encoding`` flag).
 """
 
@@ -25,9 +27,12 @@ from typing import Any
 
 import yaml
 
+from harness.cases.fixtures import portable_argument, resolve_argument
+from harness.provenance import file_record
 from harness.registry import AdapterSpec, Family, RegistryError
 from harness.vocab import bytes_to_unicode
 from implementations.hf.adapters import HFAdapter
+from implementations.hf.recognize import hf_name_for, recognize_file
 
 __all__ = ["HFJsonError", "HFJsonSpec", "family", "hf_json_spec", "load_hf_json", "read_spec"]
 
@@ -75,7 +80,8 @@ def read_spec(argument: str, *, encoding: str | None = None) -> HFJsonSpec:
         raise HFJsonError(
             f"{KIND}: no path given; write {KIND}:PATH/TO/tokenizer.json or {KIND}:SPEC.yaml"
         )
-    given = Path(argument).expanduser()
+    given = resolve_argument(argument)
+    argument = portable_argument(argument)  # the name never holds an install's absolute path
     sidecar = given.with_name(given.name + SIDECAR_SUFFIX)
     if given.suffix in (".yaml", ".yml"):
         spec_file: Path | None = given
@@ -102,8 +108,8 @@ def read_spec(argument: str, *, encoding: str | None = None) -> HFJsonSpec:
         claimed = _encoding(encoding, None)
     elif "encoding" in data:
         claimed = _encoding(data["encoding"], spec_file)
-    else:
-        claimed = default_encoding(sha)
+    else:  # said nowhere: its vocabulary says it, if it is one of the pinned ones
+        claimed = recognize_file(raw) or default_encoding(sha)
     return HFJsonSpec(
         argument=argument,
         tokenizer=tokenizer,
@@ -221,13 +227,21 @@ def _build(spec: HFJsonSpec, *, name: str | None = None) -> HFAdapter:
             f"{KIND}:{spec.argument}: Hugging Face tokenizers cannot load {spec.tokenizer.resolve()}: "
             f"{exc}; the file must be a tokenizer.json this tokenizers version can read"
         ) from exc
-    return HFAdapter(
+    adapter = HFAdapter(
         tokenizer,
         name=name or f"{KIND}:{spec.argument}",
         encoding=spec.encoding,
         notes=(*_file_notes(tokenizer, spec), *spec.notes),
         add_special_tokens=spec.add_special_tokens,
     )
+    like = hf_name_for(spec.encoding)
+    if like is not None:
+        # the same library's native behaviour (added tokens always special, gap IDs
+        # decode to '', lone surrogates refused) is declared once, for hf:<encoding>
+        adapter.declares_like = (like,)
+    files = [spec.tokenizer] + ([spec.spec_file] if spec.spec_file is not None else [])
+    adapter.files_read = tuple(file_record(portable_argument(f.as_posix()), f) for f in files)
+    return adapter
 
 
 def _file_notes(tokenizer: Any, spec: HFJsonSpec) -> list[str]:
@@ -261,7 +275,7 @@ def hf_json_spec(argument: str, *, encoding: str | None = None) -> AdapterSpec:
     """The registry entry for ``hf-json:ARGUMENT``; reads the spec and hashes the file."""
     spec = read_spec(argument, encoding=encoding)
     return AdapterSpec(
-        name=f"{KIND}:{argument}",
+        name=f"{KIND}:{spec.argument}",
         encoding=spec.encoding,
         factory=lambda: _build(spec),
         library="tokenizers",

@@ -13,7 +13,6 @@ repairs both (``ValueError``; special IDs decode to their literal).
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 from functools import lru_cache
 from typing import AbstractSet, Mapping, Sequence
@@ -28,7 +27,7 @@ from harness.interface import (
 )
 from harness.outcomes import Operation, UnsupportedOperation
 from harness.registry import AdapterSpec, Family
-from harness.vocab import load_tiktoken_ranks, vocab_bytes, vocab_unavailable_reason
+from harness.vocab import VOCAB_FILES, shared_tiktoken_decoder, shared_tiktoken_ranks, vocab_unavailable_reason
 
 # the names in __all__ below are re-exported: they lived here before the split and tests
 # import them from this module
@@ -43,7 +42,7 @@ from implementations.minbpe.tokenizer import (
     NativeAllowed,
     Tables,
     build_tables,
-    merge_heap,
+    merge_buckets,
     merge_rounds,
 )
 
@@ -55,7 +54,7 @@ __all__ = [
     "earlier_parts",
     "family",
     "load_or_recover_merges",
-    "merge_heap",
+    "merge_buckets",
     "merge_rounds",
     "native_allowed_special",
     "recover_merges",
@@ -147,9 +146,10 @@ _NOTES_FIXED = (
 @lru_cache(maxsize=None)
 def tables_for(encoding: str) -> Tables:
     """Recovered merges and expanded vocabulary for a pinned encoding (built once)."""
-    ranks = load_tiktoken_ranks(encoding)
-    sha = hashlib.sha256(vocab_bytes(f"{encoding}.tiktoken")).hexdigest()
-    return build_tables(ranks, load_or_recover_merges(ranks, vocab_sha256=sha))
+    ranks = shared_tiktoken_ranks(encoding)  # the one copy every adapter of it reads
+    sha = VOCAB_FILES[f"{encoding}.tiktoken"].sha256  # the verified file's hash, by pinning
+    merges = load_or_recover_merges(ranks, vocab_sha256=sha)
+    return build_tables(ranks, merges, decoder=shared_tiktoken_decoder(encoding))
 
 
 class MinBPEAdapter(Adapter):

@@ -6,9 +6,12 @@ expanded in rank order over those *internal* IDs, so ``vocab[15339] == b"GDKKN"`
 decode maps back through the inverse permutation.
 
 Encode is minbpe's round rule: each round merges every non-overlapping occurrence of the
-lowest-rank pair present. Long chunks use an equivalent heap (see :func:`merge_heap`) so
-a megabyte of letters is not quadratic; :func:`merge_rounds` is the literal rule, used for
-short chunks and for ``trace``.
+lowest-rank pair present. :func:`merge_rounds` is the literal rule (``trace`` and
+:meth:`MinBPETokenizer.encode_ordinary_plain` use it); ``encode`` gets the same IDs
+faster (tests hold the two equal): each chunk's IDs are remembered
+(:mod:`implementations.piece_cache`), a chunk that is itself a token is taken whole, and
+the rest merge by :func:`implementations.bpe_merge.merge_ids` (a list for short chunks,
+buckets for long ones, so a megabyte of letters is not quadratic).
 
 ``MinBPETokenizer(fixed=False)`` keeps upstream's special-token failures; ``fixed=True``
 repairs them (see :mod:`implementations.minbpe.adapters` for the two adapter modes).
@@ -16,27 +19,26 @@ repairs them (see :mod:`implementations.minbpe.adapters` for the two adapter mod
 
 from __future__ import annotations
 
-import heapq
 import re
 import sys
 from dataclasses import dataclass
-from typing import AbstractSet, Callable, Literal, Mapping, Sequence
+from typing import AbstractSet, Callable, Iterator, Literal, Mapping, Sequence
 
 from harness.interface import TraceRound
+from implementations.bpe_merge import merge_buckets, merge_ids
+from implementations.piece_cache import PieceCache
 
 __all__ = [
     "MinBPETokenizer",
     "NativeAllowed",
+    "ShuffledVocab",
     "Tables",
     "build_tables",
-    "merge_heap",
+    "merge_buckets",
     "merge_rounds",
 ]
 
 _NO_RANK = sys.maxsize  # an int, not inf, so min() over rank lists stays on ints
-_HEAP_FROM = 48  # chunks of at least this many bytes merge with the heap
-_CACHE_CHUNK_CHARS = 64
-_CACHE_ENTRIES = 200_000
 
 NativeAllowed = Literal["all", "none", "none_raise"] | AbstractSet[str]
 
@@ -76,48 +78,6 @@ def merge_rounds(
     return ids
 
 
-def merge_heap(ids: list[int], merges: Mapping[tuple[int, int], int]) -> list[int]:
-    """The same result as :func:`merge_rounds` in O(n log n).
-
-    Why it is the same: a merged token's rank is above both of its parts', so every pair a
-    merge creates ranks above the pair just merged. Popping (rank, position) in order
-    therefore finishes all places of the lowest pair, left to right, before any later
-    pair, which is exactly one round; a place whose left symbol was consumed is stale and
-    skipped, which is the non-overlap rule.
-
-    >>> merge_heap([1, 1, 1, 2], {(1, 1): 10, (1, 2): 11, (10, 1): 12})
-    [10, 11]
-    """
-    n = len(ids)
-    if n < 2:
-        return list(ids)
-    values: list[int | None] = list(ids)
-    nxt = list(range(1, n + 1))
-    nxt[-1] = -1
-    prv = list(range(-1, n - 1))
-    heap = [(merges[p], i, p) for i, p in enumerate(zip(ids, ids[1:])) if p in merges]
-    heapq.heapify(heap)
-    while heap:
-        rank, i, pair = heapq.heappop(heap)
-        j = nxt[i]
-        if values[i] is None or j < 0 or (values[i], values[j]) != pair:
-            continue
-        values[i] = rank
-        values[j] = None
-        nxt[i] = k = nxt[j]
-        if k >= 0:
-            prv[k] = i
-            right = (rank, values[k])
-            if right in merges:
-                heapq.heappush(heap, (merges[right], i, right))
-        h = prv[i]
-        if h >= 0:
-            left = (values[h], rank)
-            if left in merges:
-                heapq.heappush(heap, (merges[left], h, left))
-    return [v for v in values if v is not None]
-
-
 # -- the tokenizer ---------------------------------------------------------------------------
 
 
@@ -129,10 +89,19 @@ class Tables:
     inverse: bytes  # internal base ID -> byte value
     merges: Mapping[tuple[int, int], int]
     vocab: Mapping[int, bytes]  # ID -> internal (shuffled) bytes
+    ranks: Mapping[bytes, int]  # token bytes (not shuffled) -> ID, for whole-token chunks
 
 
-def build_tables(ranks: Mapping[bytes, int], merges: Mapping[tuple[int, int], int]) -> Tables:
+def build_tables(
+    ranks: Mapping[bytes, int],
+    merges: Mapping[tuple[int, int], int],
+    *,
+    decoder: Mapping[int, bytes] | None = None,
+) -> Tables:
     """Byte shuffle from the single-byte ranks, vocabulary expanded in rank order.
+
+    Given the ranks' ``decoder`` (ID -> token bytes), the vocabulary is a view of it
+    instead (:class:`ShuffledVocab`): the same bytes, without a copy.
 
     >>> t = build_tables({bytes([b]): 255 - b for b in range(256)} | {b"ab": 256}, {(158, 157): 256})
     >>> t.vocab[256], t.vocab[256].translate(t.inverse)
@@ -147,10 +116,40 @@ def build_tables(ranks: Mapping[bytes, int], merges: Mapping[tuple[int, int], in
         )
     shuffle = bytes(base)
     inverse = bytes(base.index(i) for i in range(256))
+    if decoder is not None:
+        return Tables(shuffle=shuffle, inverse=inverse, merges=merges, ranks=ranks,
+                      vocab=ShuffledVocab(decoder, shuffle))
     vocab = {i: bytes([i]) for i in range(256)}
     for (left, right), new_id in sorted(merges.items(), key=lambda item: item[1]):
         vocab[new_id] = vocab[left] + vocab[right]  # rank order: both parts already exist
-    return Tables(shuffle=shuffle, inverse=inverse, merges=merges, vocab=vocab)
+    return Tables(shuffle=shuffle, inverse=inverse, merges=merges, vocab=vocab, ranks=ranks)
+
+
+class ShuffledVocab(Mapping[int, bytes]):
+    """The expanded vocabulary, read from the shared ``decoder`` and shuffled on access.
+
+    Recovery only keeps a merge whose two parts concatenate to its token (and a cached
+    merge file is checked for exactly that), so expanding the merges in rank order gives
+    every token's own bytes, shuffled; reading them from the rank table everyone shares
+    avoids a second copy of the vocabulary (about 20 MB for o200k_base). A test compares
+    the two for every ID.
+    """
+
+    def __init__(self, decoder: Mapping[int, bytes], shuffle: bytes) -> None:
+        self._decoder = decoder
+        self._shuffle = shuffle
+
+    def __getitem__(self, token_id: int) -> bytes:
+        return self._decoder[token_id].translate(self._shuffle)
+
+    def __contains__(self, token_id: object) -> bool:
+        return token_id in self._decoder
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._decoder)
+
+    def __len__(self) -> int:
+        return len(self._decoder)
 
 
 class MinBPETokenizer:
@@ -169,27 +168,29 @@ class MinBPETokenizer:
         self.special_tokens = dict(special_tokens)
         self.inverse_special_tokens = {v: k for k, v in self.special_tokens.items()}
         self.fixed = fixed
-        self._cache: dict[str, tuple[int, ...]] = {}
+        self._pieces = PieceCache(self._chunk_ids)
 
-    def _chunk_ids(self, chunk: str) -> list[int]:
-        cached = self._cache.get(chunk)
-        if cached is not None:
-            return list(cached)
-        # str.encode raises UnicodeEncodeError on a lone surrogate, as minbpe does
-        ids = list(chunk.encode("utf-8").translate(self.tables.shuffle))
-        merge = merge_heap if len(ids) >= _HEAP_FROM else merge_rounds
-        ids = merge(ids, self.tables.merges)
-        if len(chunk) <= _CACHE_CHUNK_CHARS:
-            if len(self._cache) >= _CACHE_ENTRIES:
-                self._cache.clear()
-            self._cache[chunk] = tuple(ids)
+    def encode_ordinary_plain(self, text: str) -> list[int]:
+        """minbpe's ``encode_ordinary`` as written: every chunk through the round rule."""
+        ids: list[int] = []
+        for chunk in self.pattern.findall(text):
+            # str.encode raises UnicodeEncodeError on a lone surrogate, as minbpe does
+            chunk_ids = list(chunk.encode("utf-8").translate(self.tables.shuffle))
+            ids.extend(merge_rounds(chunk_ids, self.tables.merges))
         return ids
 
     def encode_ordinary(self, text: str) -> list[int]:
-        ids: list[int] = []
-        for chunk in self.pattern.findall(text):
-            ids.extend(self._chunk_ids(chunk))
-        return ids
+        """The IDs of :meth:`encode_ordinary_plain`, each chunk's remembered."""
+        return self._pieces.encode_pieces(self.pattern.findall(text))
+
+    def _chunk_ids(self, chunk: str) -> list[int]:
+        data = chunk.encode("utf-8")  # UnicodeEncodeError on a lone surrogate, as minbpe
+        whole = self.tables.ranks.get(data)
+        if whole is not None:
+            # a chunk that is itself a token: the merges rebuild every token of the
+            # vocabulary (a test checks all of them), so it is that token
+            return [whole]
+        return merge_ids(list(data.translate(self.tables.shuffle)), self.tables.merges)
 
     def encode(self, text: str, allowed_special: NativeAllowed = "none_raise") -> list[int]:
         if allowed_special == "all":

@@ -23,6 +23,7 @@ import ast
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from harness.cases.fixtures import portable_argument, resolve_argument
 from harness.interface import (
     Adapter,
     AllowedSpecial,
@@ -31,6 +32,7 @@ from harness.interface import (
     resolve_special_policy,
 )
 from harness.outcomes import Operation, UnsupportedOperation
+from harness.provenance import FileRecord, file_record
 from harness.registry import AdapterSpec, Family, RegistryError
 from harness.vocab import TIKTOKEN_ENCODING_FILES, seed_tiktoken_cache, vocab_unavailable_reason
 from implementations.source import notebook as source_notebook
@@ -72,6 +74,7 @@ class SourceAdapter(Adapter):
         self.name = name or f"{KIND}:{spec.name}"
         self.encoding = spec.encoding
         self.path = locate_source(spec)
+        self.files_read = _files_read(spec, self.path)
         self.selection: source_notebook.Selection | None = None
         for encoding in spec.tiktoken_cache:
             seed_tiktoken_cache(encoding)  # the source calls tiktoken.get_encoding itself
@@ -274,6 +277,24 @@ class SourceAdapter(Adapter):
         return classify_by_rules(self.spec.errors, op, exc)
 
 
+def _files_read(spec: SourceSpec, path: Path) -> tuple[FileRecord, ...]:
+    """The source file, and a spec of the user's own, each shown as given."""
+    given, sep, _ = spec.name.rpartition(":")
+    from_name = sep and given.endswith((".py", ".ipynb"))
+    # source:PATH.py:CLASS shows PATH as typed; a spec's `source:` field is relative to its
+    # checkout root (whose commit says which checkout), or absolute as the spec wrote it
+    records = [file_record(given if from_name else spec.source, path)]
+    if spec.spec_file is not None and Path(spec.spec_file).parent != SHIPPED_DIR.resolve():
+        if spec.name.endswith((".yaml", ".yml")):
+            shown = spec.name
+        elif from_name:
+            shown = (Path(given).parent / Path(spec.spec_file).name).as_posix()
+        else:
+            shown = spec.spec_file
+        records.append(file_record(shown, spec.spec_file))
+    return tuple(records)
+
+
 def policy_case(allowed: frozenset[str], disallowed: frozenset[str], specials: frozenset[str]) -> str:
     """Which of the spec's policy cases a tiktoken-style policy is.
 
@@ -305,20 +326,23 @@ def spec_from_argument(argument: str) -> SourceSpec:
     """The spec a ``source:ARGUMENT`` name stands for (parsed and validated, not built)."""
     if argument in shipped_spec_names():
         return load_spec(SHIPPED_DIR / f"{argument}.yaml", name=argument)
+    # the spec's name becomes the adapter's: a path as given, or {cases}/... for a shipped
+    # fixture, never an install's absolute path (harness.cases.fixtures)
     if argument.endswith((".yaml", ".yml")):
-        if not Path(argument).is_file():
+        if not resolve_argument(argument).is_file():
             raise SourceSpecError(f"spec file {argument} does not exist")
-        return load_spec(argument, name=argument)
+        return load_spec(resolve_argument(argument), name=portable_argument(argument))
     path_text, sep, class_name = argument.rpartition(":")
     if sep and path_text.endswith((".py", ".ipynb")) and class_name.isidentifier():
-        source = Path(path_text)
+        source = resolve_argument(path_text)
         if not source.is_file():
             raise SourceSpecError(f"source file {source} does not exist (from source:{argument})")
         stem = source.with_suffix("")
         candidates = [Path(f"{stem}.{class_name}.tokconf.yaml"), Path(f"{stem}.tokconf.yaml")]
         for candidate in candidates:
             if candidate.is_file():
-                return load_spec(candidate, name=argument, source=str(source.resolve()), class_name=class_name)
+                return load_spec(candidate, name=f"{portable_argument(path_text)}:{class_name}",
+                                 source=str(source.resolve()), class_name=class_name)
         raise SourceSpecError(
             f"source:{argument} needs an adapter spec next to the source: write "
             f"{candidates[0]} (or {candidates[1]}), for example:\n"
@@ -390,7 +414,8 @@ def adapter_spec(argument: str, spec: SourceSpec) -> AdapterSpec:
 
 def _resolve(argument: str) -> AdapterSpec:
     try:
-        return adapter_spec(argument, spec_from_argument(argument))
+        spec = spec_from_argument(argument)
+        return adapter_spec(spec.name, spec)
     except SourceSpecError as exc:
         raise RegistryError(str(exc)) from exc
 

@@ -7,16 +7,52 @@ no ``root_env`` may name its source relative to the spec file itself.
 
 from __future__ import annotations
 
+import difflib
 import os
 from pathlib import Path
+from typing import Iterable
 
 from implementations.source.spec import SourceSpec, SourceUnavailable
 
-__all__ = ["ROOT_ENV", "locate_source", "set_source_root"]
+__all__ = ["ROOT_ENV", "SourceRootError", "locate_source", "parse_source_root", "set_source_root"]
 
 ROOT_ENV = "TOKCONF_SOURCE_ROOT"
 
 _root_override: dict[str | None, Path] = {}
+
+
+class SourceRootError(ValueError):
+    """A ``--source-root`` value names no known spec; the message lists the known names."""
+
+
+def parse_source_root(value: str, *, known: Iterable[str]) -> tuple[str | None, str]:
+    """``SPEC=FOLDER`` -> ``(SPEC, FOLDER)``, a bare ``FOLDER`` -> ``(None, FOLDER)``.
+
+    A key that is not one of ``known`` is an error, not a silent no-op: a misspelled
+    ``minbpe-gtp4=DIR`` would otherwise leave the spec without its checkout and the run
+    would test nothing it was asked to. An existing folder whose own name holds ``=`` is
+    still a bare folder.
+
+    >>> parse_source_root("minbpe-gpt4=/src/minbpe", known=["minbpe-gpt4"])
+    ('minbpe-gpt4', '/src/minbpe')
+    >>> parse_source_root("/src/minbpe", known=["minbpe-gpt4"])
+    (None, '/src/minbpe')
+    """
+    names = sorted(set(known))
+    spec, sep, folder = value.partition("=")
+    if not sep or (spec not in names and Path(value).is_dir()):
+        return None, value
+    if spec not in names:
+        close = difflib.get_close_matches(spec, names, n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise SourceRootError(
+            f"--source-root {value}: no source spec named {spec!r}; {hint}known spec names: "
+            f"{', '.join(names) or 'none'}. Fix: --source-root NAME=FOLDER with one of those "
+            f"names, or --source-root FOLDER for every spec"
+        )
+    if not folder:
+        raise SourceRootError(f"--source-root {value}: no folder after '='. Fix: --source-root {spec}=FOLDER")
+    return spec, folder
 
 
 def set_source_root(path: str | os.PathLike[str] | None, *, spec: str | None = None) -> None:

@@ -1,0 +1,132 @@
+"""Figures of the harness itself: the default ``tokconf run``, ``tokconf list``, merge recovery.
+
+- ``tokconf run`` runs as a child with ``--profile-harness``: its wall time, its CPU time
+  and peak RSS from the kernel (``wait4``), and its own account of where the time went
+  (``harness-profile.json``: adapter calls, adapter builds, harness overhead).
+- ``tokconf list``: the median wall and CPU time of five runs of the console script, and
+  the import time of ``harness.cli`` from ``python -X importtime``.
+- minbpe's merge recovery for cl100k_base and o200k_base: cold (replaying every token;
+  the rank file already parsed, its parse timed on its own) and from the disk cache, in
+  CPU seconds.
+
+``getrusage`` keeps a process's peak RSS across ``exec``, and a child starts as a copy of
+its parent: ``bench/run.py`` therefore measures the run before it loads any adapter itself.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+__all__ = ["default_run", "list_time", "recovery"]
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _tokconf() -> list[str]:
+    script = Path(sys.executable).with_name("tokconf")
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "harness"]
+
+
+def default_run() -> dict[str, Any]:
+    """The default ``tokconf run`` (in-process adapters, one process), measured from outside."""
+    pools = _pool_count()
+    with tempfile.TemporaryDirectory(prefix="tokconf-bench-") as out, tempfile.TemporaryFile("w+") as err:
+        started = time.perf_counter()
+        # a file, not a pipe, for stderr: nobody reads a pipe while wait4 waits
+        proc = subprocess.Popen([*_tokconf(), "run", "--quiet", "--profile-harness", "--out", out],
+                                cwd=REPO, stdout=subprocess.DEVNULL, stderr=err, text=True)
+        _, status, usage = os.wait4(proc.pid, 0)  # this child's own rusage: CPU and peak RSS
+        wall = time.perf_counter() - started
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        stderr = err.read()
+        profiles = [p for p in Path(out).glob("*/harness-profile.json") if p.parent.name != "latest"]
+        profile = json.loads(profiles[0].read_text(encoding="utf-8")) if profiles else {}
+    peak_mb = usage.ru_maxrss / (1024 * 1024) if sys.platform == "darwin" else usage.ru_maxrss / 1024
+    return {
+        "exit_code": proc.returncode,
+        "wall_s": round(wall, 2),
+        "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
+        "peak_rss_mb": round(peak_mb, 1),
+        "harness_share": profile.get("harness_share"),
+        "harness_cpu_share": profile.get("harness_cpu_share"),
+        "adapter_calls_s": profile.get("adapter_calls_s"),
+        "adapter_build_s": profile.get("adapter_build_s"),
+        "harness_s": profile.get("harness_s"),
+        "slowest_adapters_s": dict(list(profile.get("adapters_s", {}).items())[:6]),
+        "pools_cached_before": pools > 0,
+        "stderr_tail": "" if proc.returncode in (0, 1) else stderr[-1000:],
+    }
+
+
+def _pool_count() -> int:
+    from harness.vocab import cache_dir
+
+    folder = cache_dir() / "pools"
+    return len(list(folder.glob("*.json"))) if folder.is_dir() else 0
+
+
+def list_time() -> dict[str, Any]:
+    """``tokconf list``: median of five wall times; ``harness.cli``'s import time."""
+    times, cpu = [], []
+    for _ in range(5):
+        started = time.perf_counter()
+        proc = subprocess.Popen([*_tokconf(), "list"], cwd=REPO, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        _, _, usage = os.wait4(proc.pid, 0)
+        proc.returncode = 0  # reaped by wait4
+        times.append(time.perf_counter() - started)
+        cpu.append(usage.ru_utime + usage.ru_stime)
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-c", "import harness.cli"],
+                          cwd=REPO, capture_output=True, text=True, check=False)
+    imports: list[tuple[int, str]] = []
+    for line in proc.stderr.split("\n"):
+        if line.startswith("import time:") and "|" in line:
+            _, cumulative, name = (part.strip() for part in line[len("import time:"):].split("|"))
+            if cumulative.isdigit():
+                imports.append((int(cumulative), name))
+    cli = next((us for us, name in imports if name == "harness.cli"), None)
+    top = sorted((i for i in imports if not i[1].startswith(" ")), reverse=True)[:5]
+    return {
+        "list_s": round(statistics.median(times), 3),
+        "list_cpu_s": round(statistics.median(cpu), 3),
+        "list_runs_s": [round(t, 3) for t in times],
+        "import_harness_cli_s": round(cli / 1e6, 3) if cli is not None else None,
+        "largest_imports_s": {name: round(us / 1e6, 3) for us, name in top},
+    }
+
+
+def recovery() -> list[dict[str, Any]]:
+    from harness import vocab
+    from implementations.minbpe.recovery import load_or_recover_merges, recover_merges
+
+    out = []
+    for encoding in ("cl100k_base", "o200k_base"):
+        file_name = f"{encoding}.tiktoken"
+        sha = vocab.VOCAB_FILES[file_name].sha256
+        vocab.vocab_bytes(file_name)  # reading and hashing the file is not recovery
+        # CPU time, as everywhere in the benchmark: a shared machine's wall clock is noise
+        started = time.process_time()
+        ranks = vocab._shared_tables.__wrapped__(file_name, sha)[0]  # a fresh parse, timed
+        parse = time.process_time() - started
+        started = time.process_time()
+        merges = recover_merges(ranks)
+        cold = time.process_time() - started
+        load_or_recover_merges(ranks, vocab_sha256=sha)  # makes sure the disk cache is there
+        disk = []
+        for _ in range(3):
+            started = time.process_time()
+            cached = load_or_recover_merges(ranks, vocab_sha256=sha)
+            disk.append(time.process_time() - started)
+        out.append({"encoding": encoding, "parse_s": round(parse, 3), "cold_s": round(cold, 3),
+                    "disk_cache_s": round(statistics.median(disk), 3), "merges": len(merges),
+                    "same_from_disk": cached == merges})
+    return out

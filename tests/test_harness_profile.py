@@ -1,0 +1,66 @@
+"""``--profile-harness``: adapter call time is counted per call, the parts add up, the CLI writes it.
+
+No wall-clock time is asserted: only counts, names and that the accounting is consistent.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from harness.calls import Calls, InProcess
+from harness.cases.model import Policy
+from harness.registry import default_registry
+from harness.run.profile import HarnessProfile, TimedExecutor
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_every_executor_call_is_timed_once_and_memoised_calls_are_not() -> None:
+    calls = Calls(InProcess(default_registry().get("bytebpe:demo")))
+    profile = HarnessProfile()
+    profile.instrument([calls])
+    profile.instrument([calls])  # a second pass must not wrap twice
+    for _ in range(3):
+        assert calls.encode("low lower", Policy()).is_ok  # memoised: one executor call
+    calls.decode_bytes((97, 98))
+    calls.reset()
+    calls.encode("low lower", Policy())
+    watch = profile.adapters["bytebpe:demo"]
+    assert watch.calls == 3
+    assert sorted(watch.by_op) == ["decode_bytes", "encode"]
+    assert isinstance(calls._executor, TimedExecutor)
+    assert not isinstance(calls._executor._inner, TimedExecutor)
+
+
+def test_the_summary_adds_up() -> None:
+    calls = Calls(InProcess(default_registry().get("bytebpe:demo")))
+    profile = HarnessProfile()
+    profile.instrument([calls])
+    calls.encode("low lower " * 50, Policy())
+    profile.add_builds({"bytebpe:demo": 0.0})
+    profile.mark("work")
+    s = profile.summary()
+    parts = s["adapter_calls_s"] + s["adapter_build_s"] + s["harness_s"]
+    assert abs(parts - s["wall_s"]) <= 0.002  # three rounded parts of one measured whole
+    assert 0.0 <= s["harness_share"] <= 1.0 and 0.0 <= s["harness_cpu_share"] <= 1.0
+    assert s["adapter_calls_cpu_s"] <= s["cpu_s"] + 0.002
+    assert list(s["phases_s"]) == ["work"]
+    assert list(s["adapters_s"]) == ["bytebpe:demo"]
+    assert s["adapter_calls"] == 1 and s["peak_rss_mb"] > 0
+
+
+def test_run_profile_harness_prints_and_writes_the_profile(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "harness", "run", "--impl", "bytebpe:demo", "--no-generated", "--quiet",
+         "--profile-harness", "--out", str(tmp_path)],
+        cwd=REPO, capture_output=True, text=True, timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "harness overhead" in proc.stderr
+    (written,) = [p for p in tmp_path.glob("*/harness-profile.json") if p.parent.name != "latest"]
+    data = json.loads(written.read_text(encoding="utf-8"))
+    assert list(data["phases_s"]) == ["select", "vocab", "cases", "generated", "finish", "report"]
+    assert "bytebpe:demo" in data["adapters_s"] and data["adapter_calls"] > 0
