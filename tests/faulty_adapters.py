@@ -110,3 +110,7 @@ def _spec(cls: type) -> AdapterSpec:
 
 def all() -> list[AdapterSpec]:  # noqa: A001 - the plugin's name on the command line
     return [_spec(cls) for cls in ADAPTERS]
+
+
+def hang() -> list[AdapterSpec]:
+    return [_spec(Hang)]

@@ -50,8 +50,8 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
     parser.add_argument("--save-new-cases", metavar="DIR",
                         help="write unexpected minimal counterexamples as YAML cases into DIR")
     parser.add_argument("--long", action="store_true",
-                        help="add the long-input tier: runs of 10^4 to 10^6 characters, and the cases "
-                             "tagged long (on under --profile nightly)")
+                        help="add the long-input tier: generated runs of 10^4 to 10^6 characters (not with "
+                             "--no-generated), and the cases tagged long (on under --profile nightly)")
     parser.add_argument("--shrink-seconds", type=float, default=None, metavar="SECONDS",
                         help="time bound of shrinking one finding (default 60; 0 = no bound)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -145,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
                 if not args.no_generated:
                     runner.run_generated(GenerationOptions(profile=profile, seed=args.seed,
                                                            max_examples=args.max_examples))
-                if long:
+                if long and not args.no_generated:
                     runner.run_long()
                 result = runner.finish()
             except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM as Stopped

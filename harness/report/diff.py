@@ -18,6 +18,7 @@ from typing import Any, Iterator, Literal, Mapping
 
 from harness.report.schema import STATUSES
 from harness.report.view import neutralize, outcome_line, short_visible
+from harness.report.bounds import input_json, input_text
 
 __all__ = [
     "AdapterChange",
@@ -57,7 +58,7 @@ class DivergenceChange:
     def to_json(self) -> dict[str, Any]:
         return {
             "kind": self.kind, "adapter": self.adapter, "check": self.check,
-            "input": {"text": self.text, "escaped": (self.new or self.old or {}).get("input", {}).get("escaped")},
+            "input": input_json(self.text),
             "old": _brief(self.old), "new": _brief(self.new), "notes": list(self.notes), "gates": self.gates,
         }
 
@@ -211,7 +212,7 @@ def _keyed(run: Mapping[str, Any]) -> Iterator[tuple[tuple[str, str, str, int], 
     # the occurrence number keeps both, paired in order.
     seen: Counter[tuple[str, str, str]] = Counter()
     for d in run["divergences"]:
-        base = (d["adapter"], d["check"], d["input"]["text"])
+        base = (d["adapter"], d["check"], input_text(d["input"]))
         yield (*base, seen[base]), d
         seen[base] += 1
 
@@ -240,7 +241,7 @@ def _outcome_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> Iterator
         out: dict[tuple[str, str, str], Mapping[str, Any]] = {}
         for d in run["divergences"]:
             for name, outcome in d["outcomes"].items():
-                out.setdefault((name, d["check"], d["input"]["text"]), outcome)
+                out.setdefault((name, d["check"], input_text(d["input"])), outcome)
         return out
 
     before, after = table(old), table(new)

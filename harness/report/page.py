@@ -19,6 +19,7 @@ from harness.escapes import visible
 from harness.report.schema import STATUSES, validate_parity
 from harness.report.render import render_page
 from harness.report.view import adapter_order, align_ids, hex_groups, outcome_line, short_visible
+from harness.report.bounds import LONG_CHARS, input_text
 
 __all__ = ["CELL_LABELS", "divergence_view", "parity_context", "render_report"]
 
@@ -136,7 +137,8 @@ def divergence_view(d: Mapping[str, Any], *, anchor_prefix: str = "") -> dict[st
 
     ``anchor_prefix`` keeps HTML ids unique when two runs share a page (``tokconf diff``).
     """
-    text = d["input"]["text"]
+    full = input_text(d["input"])
+    text = full if len(full) < LONG_CHARS else d["input"]["escaped"]  # a long input is shown by its ends
     names = adapter_order(d)
     columns, id_rows = align_ids(d, names)
     first = d["first_difference"]
@@ -170,8 +172,8 @@ def divergence_view(d: Mapping[str, Any], *, anchor_prefix: str = "") -> dict[st
         "anchor": anchor_prefix + d["id"],
         "short": short_visible(text),
         "visible": visible(text),
-        "nchars": len(text),
-        "nbytes": len(text.encode("utf-8", "surrogatepass")),
+        "nchars": len(full),
+        "nbytes": len(full.encode("utf-8", "surrogatepass")),
         "hex": hexed,
         "surrogates": surrogates,
         "chunk_visible": None if d["first_differing_chunk"] is None else visible(d["first_differing_chunk"]),

@@ -17,7 +17,7 @@ from typing import Any, Iterable
 
 from harness import atomic
 from harness.checks.kinds import kind_words
-from harness.escapes import escape_text
+from harness.report.bounds import LONG_CHARS, abbreviate, clip, evidence_json, input_json
 from harness.outcomes import Outcome
 from harness.registry import library_version
 from harness.run.result import RunResult
@@ -113,6 +113,11 @@ def build(
     divergences = []
     for record in result.divergences:
         evidence = record.evidence
+        long_input = len(record.text) >= LONG_CHARS
+        shown, truncated = evidence_json(
+            {label: outcome_json(o) for label, o in evidence.outcomes.items()}, evidence.pieces,
+            evidence.piece_bytes, evidence.traces, long_input=long_input)
+        chunk = evidence.first_differing_chunk
         divergences.append({
             "id": record.id,
             "adapter": record.adapter,
@@ -124,23 +129,21 @@ def build(
             "case": record.case,
             "reason": record.reason,
             "doc_source": record.doc_source,
-            "input": {"text": record.text, "escaped": escape_text(record.text)},
+            "input": input_json(record.text),
             "first_difference": evidence.first_difference,
-            "first_differing_chunk": evidence.first_differing_chunk,
-            "outcomes": {label: outcome_json(o) for label, o in evidence.outcomes.items()},
-            "pieces": evidence.pieces,
-            "piece_bytes": evidence.piece_bytes,
-            "traces": evidence.traces,
+            "first_differing_chunk": abbreviate(chunk) if chunk is not None else None,
+            **shown,
             "reproduce": evidence.reproduce,
             "kind": record.kind,
             "kind_words": kind_words(record.kind),
-            "detail": record.detail,
-            "symptoms": [{"check": c, "kind": k, "kind_words": kind_words(k), "detail": d}
+            "detail": clip(record.detail),
+            "symptoms": [{"check": c, "kind": k, "kind_words": kind_words(k), "detail": clip(d)}
                          for c, k, d in record.symptoms],
             "occurrences": record.occurrences,
             "absorbed": record.absorbed,
-            "absorbed_examples": [{"text": x, "escaped": escape_text(x)} for x in record.absorbed_examples],
+            "absorbed_examples": [input_json(x) for x in record.absorbed_examples],
             "domain": record.domain.to_json() if record.domain is not None else None,
+            **({"truncated": truncated} if truncated else {}),
         })
     return {
         "schema_version": SCHEMA_VERSION,

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from harness.calls import Calls
-from harness.cases.model import Policy
+from harness.cases.model import LONG_TEXT_CHARS, Policy
 from harness.checks.base import Finding, declared_policy, first_difference, policy_flags
 from harness.escapes import escape_text, visible_bytes
 from harness.outcomes import Outcome
@@ -83,8 +83,45 @@ def reproduce_command(finding: Finding, adapter: Calls, reference: Calls) -> str
         for name in names:
             parts += ["--impl", name]
         parts += policy_flags(finding.policy)
+        if len(finding.text) >= LONG_TEXT_CHARS:
+            # a million characters do not fit a command line: a program writes them, or
+            # (not one repeated run) the report holds them
+            writer = _writer(finding.text)
+            if writer is None:
+                parts += ["--file", "INPUT.txt"]
+                return (" ".join(shlex.quote(p) for p in parts)
+                        + "  # INPUT.txt: this divergence's input.text from parity.json, as UTF-8")
+            parts += ["--file", "-"]
+            return f"{writer} | " + " ".join(shlex.quote(p) for p in parts)
         parts += ["--", escape_text(finding.text)]
     return " ".join(shlex.quote(p) for p in parts)
+
+
+def _writer(text: str) -> str | None:
+    """A shell command that writes ``text`` exactly (UTF-8, surrogates passed) to stdout,
+    if it is one repeated run between short ends (else None).
+
+    >>> print(_writer("x" + " " * 20000))
+    python3 -c 'import sys; sys.stdout.buffer.write(("x" + " " * 20000).encode("utf-8", "surrogatepass"))'
+    """
+    from harness.report.bounds import as_generated
+
+    generated = as_generated(text)
+    if generated is None:
+        return None
+    pieces = [_literal(generated.before)] if generated.before else []
+    pieces.append(f"{_literal(generated.repeat)} * {generated.times}")
+    pieces += [_literal(generated.then)] if generated.then else []
+    expression = " + ".join(pieces)
+    program = f'import sys; sys.stdout.buffer.write(({expression}).encode("utf-8", "surrogatepass"))'
+    return "python3 -c " + shlex.quote(program)
+
+
+def _literal(text: str) -> str:
+    """A double-quoted Python literal with every non-ASCII or control code point escaped."""
+    body = text.encode("unicode_escape").decode("ascii").replace('"', '\\"')
+    return '"' + body + '"'
+
 
 
 def _calls_for(label: str, adapter: Calls, reference: Calls) -> Calls:

@@ -38,7 +38,7 @@ from harness.checks.base import Finding
 from harness.run.judging import Documentation
 from harness.run.result import Cell, DivergenceRecord
 
-__all__ = ["CASES_PER_TASK", "Delta", "Jobs", "JobsBroken", "TEXTS_PER_TASK", "chunked", "merge",
+__all__ = ["CASES_PER_TASK", "Delta", "Jobs", "JobsBroken", "TEXTS_PER_TASK", "chunked", "judge_delta", "merge",
            "prefetch_requests"]
 
 #: Units per task sent to a process: small enough to balance, big enough to batch.
@@ -110,6 +110,17 @@ def merge(runner: Any, delta: Delta) -> None:
     for note in delta.notes:
         if note not in runner.notes:
             runner.notes.append(note)
+
+
+def judge_delta(runner: Any, delta: Delta) -> list[DivergenceRecord]:
+    """Apply one case's delta (run ahead, in parallel) and judge it at once, as
+    :meth:`harness.run.runner.Runner.run_case_judged` does for a case run now."""
+    before = len(runner.records)
+    pending_before = len(runner._pending)
+    merge(runner, delta)
+    mine = runner._pending[pending_before:]
+    del runner._pending[pending_before:]
+    return runner.records[before:] + runner.settle(mine)
 
 
 # -- what the adapters are asked ahead -------------------------------------------------------
@@ -276,6 +287,7 @@ class Jobs:
 
     def run(self, kind: str, tasks: Sequence[Sequence[Any]], *, progress: Callable[[int], None] = lambda n: None) -> None:
         """Run every task and merge its delta into the runner, in task order."""
+        progress(0)  # the phase has started (a progress bar shows it before the first task ends)
         try:
             for done, delta in enumerate(self._results(kind, tasks)):
                 merge(self.runner, delta)
@@ -287,6 +299,10 @@ class Jobs:
     def shrink_many(self, work: list[tuple[Any, int, float | None]]) -> list[tuple[Finding, bool]]:
         """Shrink every candidate of ``work``, in parallel; results in ``work``'s order."""
         return self.map("shrink", work)
+
+    def deltas(self, kind: str, tasks: Sequence[Any]) -> list[Delta]:
+        """Each task's delta, in order, not merged (the pytest plugin judges them one by one)."""
+        return list(self._results(kind, tasks))
 
     def map(self, kind: str, items: Sequence[Any]) -> list[Any]:
         """The task ``kind`` on each item, in parallel; results in ``items``' order.

@@ -20,6 +20,7 @@ frames. What the checks see is unchanged: an :class:`~harness.outcomes.Outcome` 
 
 from __future__ import annotations
 
+import json
 import os
 import select
 import subprocess
@@ -44,7 +45,7 @@ from harness.worker.protocol import (
 )
 from harness.worker.setup import Isolation
 
-__all__ = ["Request", "WorkerExecutor", "harness_root"]
+__all__ = ["Request", "WorkerExecutor", "harness_root", "probe_network"]
 
 #: (operation, arguments, follow): one call of a batch
 Request = tuple[str, tuple[Any, ...], bool]
@@ -56,6 +57,20 @@ _START_TIMEOUT_S = 300.0
 def harness_root() -> str:
     """The folder holding the ``harness`` package, for a worker's import path."""
     return str(Path(__file__).resolve().parents[2])
+
+
+def probe_network(isolation: Isolation) -> NetworkProtection:
+    """The network protection a worker of ``isolation`` gets here (a worker that exits at once)."""
+    command = [isolation.python, "-m", "harness.worker", "--probe"]
+    if not isolation.network_namespace:
+        command.append("--no-namespace")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (harness_root(), env.get("PYTHONPATH", "")) if p)
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60, env=env)
+        return NetworkProtection.from_json(json.loads(done.stdout))
+    except (OSError, ValueError, subprocess.TimeoutExpired) as exc:
+        return NetworkProtection(False, False, f"unknown: no worker could be started with {isolation.python} ({exc})")
 
 
 class _Died(Exception):
@@ -256,11 +271,17 @@ class WorkerExecutor:
         pending = list(requests)
         answers: list[tuple[tuple[Any, ...], Outcome]] = []
         extras: list[tuple[tuple[Any, ...], Outcome]] = []
-        while pending:
-            if self._proc is None:
-                self._restart()
-            done = self._run_batch(pending, answers, extras)
-            pending = pending[done:]
+        try:
+            while pending:
+                if self._proc is None:
+                    self._restart()
+                done = self._run_batch(pending, answers, extras)
+                pending = pending[done:]
+        except BaseException:
+            # interrupted (Ctrl-C, SIGTERM) between frames: answers still on their way
+            # would be taken for the next call's, so this worker cannot be used again
+            self._kill()
+            raise
         return answers + extras
 
     def _run_batch(self, batch: list[Request], answers: list[tuple[tuple[Any, ...], Outcome]],

@@ -1,4 +1,4 @@
-"""The worker: ``python -m harness.worker [--memory-mb N] [--no-namespace]``.
+"""The worker: ``python -m harness.worker [--memory-mb N] [--no-namespace] [--probe]``.
 
 Hosts one adapter and answers calls over the framed protocol of
 :mod:`harness.worker.protocol` on its stdin and stdout. Started by
@@ -18,6 +18,7 @@ process rather than a heap in an unknown state.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from contextlib import ExitStack
@@ -36,6 +37,8 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
                                      description="tokconf worker: hosts one adapter (protocol on stdin/stdout)")
     parser.add_argument("--memory-mb", type=int, default=None, help="RLIMIT_AS in MB")
     parser.add_argument("--no-namespace", action="store_true", help="do not try a network namespace")
+    parser.add_argument("--probe", action="store_true",
+                        help="take the limits, print the network protection as JSON and exit (tokconf list)")
     return parser.parse_args(argv)
 
 
@@ -63,6 +66,9 @@ def main(argv: list[str] | None = None) -> int:
     limits.ignore_interrupts()
     network = limits.isolate_network() if not args.no_namespace else limits.NetworkProtection(
         False, True, "socket block only: the network namespace was not asked for")
+    if args.probe:
+        print(json.dumps(network.to_json()))
+        return 0
     limits.limit_memory(args.memory_mb)
     proto_in, proto_out = _take_protocol_streams()
     with ExitStack() as stack:
