@@ -129,10 +129,10 @@ def _decode_paths(w: _Walker, ids: list[int]) -> None:
     w.call("decode_bytes", "decode", "decode_bytes", ids)
     w.call("decode[replace]", "decode", "decode", ids, errors="replace")
     w.call("decode[strict]", "decode", "decode", ids, errors="strict")
-    singles = _each(w, "decode_single_token_bytes", "decode", distinct, path="decode_single_token_bytes[distinct]")
     tokens = w.call("decode_tokens_bytes", "decode", "decode_tokens_bytes", ids)
     if tokens.is_ok:
         w.out[-1] = ("decode_tokens_bytes", Outcome.ok(pieces_value(tokens.value)))
+    singles = _each(w, "decode_single_token_bytes", "decode", distinct, path="decode_single_token_bytes[distinct]")
     w.call("decode_with_offsets", "decode", "decode_with_offsets", ids)
     w.call("decode_batch", "decode", "decode_batch", [ids])
     w.call("decode_bytes_batch", "decode", "decode_bytes_batch", [ids])

@@ -61,6 +61,18 @@ def test_the_format_round_trips_exactly_and_stores_equal_outcomes_once(tmp_path:
         p: o.value for p, o in outcomes["x:gpt2"].items() if o.is_ok}
 
 
+def test_values_made_from_earlier_ones_are_stored_as_references(tmp_path: Path) -> None:
+    path = tmp_path / "g.tokconf"
+    outcomes = {"x:gpt2": {"encode[all]": Outcome.ok((7, 8, 7)), "encode_batch[all]": Outcome.ok(((7, 8, 7),)),
+                           "encode_single_token[pieces]": Outcome.ok((7, 8))}}
+    with GoldenWriter(path, header("x:gpt2")) as writer:
+        writer.add("case:one", "aba", outcomes)
+    stored = json.loads(gzip.decompress(path.read_bytes()).split(b"\n")[1])["values"]
+    assert stored == [{"ok": [7, 8, 7]}, {"wrap": 0}, {"distinct": 0}]
+    (item,) = list(read_golden(path)[1])
+    assert {p: o.value for p, o in item.outcomes["x:gpt2"].items()} == {p: o.value for p, o in outcomes["x:gpt2"].items()}
+
+
 def test_a_golden_without_its_trailer_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "g.tokconf"
     with GoldenWriter(path, header("x:gpt2")) as writer:

@@ -180,6 +180,10 @@ def run(args: argparse.Namespace) -> int:
     argv = ["tokconf", *(getattr(args, "argv", None) or sys.argv[1:])]
     data = build(result, started=started, finished=finished, argv=argv, case_files=files)
     folder = _run_folder(Path(args.out), run_id(started))
+    from harness.report.outcome_log import LOG_FILE, write_outcome_log
+
+    # every input's outcomes, beside the report: what `tokconf diff` compares input by input
+    data["outcomes"] = {"file": LOG_FILE, "inputs": write_outcome_log(folder / LOG_FILE, result.inputs)}
     write_atomic(folder / "parity.json", data)
     _write_html(folder, data)
     latest = _update_latest(Path(args.out), folder)

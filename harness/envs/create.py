@@ -39,7 +39,7 @@ __all__ = ["WORKER_REQUIREMENTS", "create", "requirement_name"]
 
 #: What the worker needs in an environment besides the user's requirements.
 WORKER_REQUIREMENTS: tuple[str, ...] = ("regex",)
-_REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*([<>=!~;@ ].*)?$")
+_REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*([<>=!~;@].*)?$")
 
 
 def requirement_name(requirement: str) -> str:

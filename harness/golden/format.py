@@ -17,10 +17,17 @@ refused. ``VALUE`` is the worker protocol's value encoding
 (:func:`harness.worker.protocol.encode_value`: text with surrogates exact, bytes as
 base64); an ``OUTCOME`` is ``{"ok": VALUE}`` or ``{"raised": [CATEGORY, NATIVE_TYPE]}``
 (``timeout``/``crashed`` likewise; messages are not kept: they hold addresses and vary).
-Within an input, equal outcomes are stored once in ``values`` and paths point at them,
-and a value equal to the input's own text (or its UTF-8 bytes) is written
-``{"=": "text"}`` (``{"=": "bytes"}``): most paths of most adapters give the same IDs,
-and decoding gives the input back. Measured: see README ("Gating an upgrade").
+Within an input, equal outcomes are stored once in ``values`` and paths point at them;
+a value that is an earlier value in a one-element list (``encode_batch([t])``) is
+``{"wrap": I}``, one that is the distinct IDs of an earlier value in first-seen order
+(``encode_single_token`` of each piece) is ``{"distinct": I}``; the bytes of each distinct
+token, cut from an earlier (joined bytes, lengths) value along earlier IDs, is
+``{"slices": [IDS, PIECES]}``; offsets computed from such a value as tiktoken's
+``decode_with_offsets`` documents are ``{"offsets": PIECES, "text": VALUE}`` (a
+reference is written only when it rebuilds the value exactly); and a value equal to the
+input's own text (or its UTF-8 bytes) is written ``{"=": "text"}`` (``{"=": "bytes"}``):
+most paths of most adapters give the same IDs, and decoding gives the input back.
+Measured: see README ("Gating an upgrade").
 """
 
 from __future__ import annotations
@@ -143,6 +150,8 @@ class GoldenWriter:
     def add(self, source: str, text: str, outcomes: dict[str, dict[str, Outcome]]) -> None:
         raw = text.encode("utf-8", "surrogatepass")
         values: list[dict[str, Any]] = []
+        ids: list[tuple[int, tuple[int, ...]]] = []  # stored ID lists, for {"distinct": I}
+        pieces: list[tuple[int, Any]] = []  # stored (joined bytes, lengths), for slices and offsets
         index: dict[Any, int] = {}
         table: dict[str, dict[str, int]] = {}
         for adapter, paths in outcomes.items():
@@ -158,7 +167,14 @@ class GoldenWriter:
                     known = index.get(key)
                 if known is None:
                     known = index[key] = len(values)
-                    values.append(outcome_to_json(outcome, text, raw))
+                    derived = _derived(outcome, index, ids, pieces)
+                    if derived is not None and "text" in derived:
+                        derived["text"] = _swap(derived["text"], text, raw)
+                    values.append(derived or outcome_to_json(outcome, text, raw))
+                    if outcome.is_ok and _is_ids(outcome.value) and len(outcome.value) > 1:
+                        ids.append((known, outcome.value))
+                    if outcome.is_ok and _is_pieces(outcome.value):
+                        pieces.append((known, outcome.value))
                 row[path] = known
         self._line({"n": self.count, "source": source, "text": encode_value(text), "values": values, "outcomes": table})
         self.count += 1
@@ -170,6 +186,81 @@ class GoldenWriter:
             self._gzip.close()
         finally:
             self._atomic.__exit__(kind, exc, tb)
+
+
+def _is_ids(value: Any) -> bool:
+    return isinstance(value, tuple) and all(type(v) is int for v in value)
+
+
+def _is_pieces(value: Any) -> bool:
+    return (isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], bytes) and _is_ids(value[1])
+            and sum(value[1]) == len(value[0]))
+
+
+def _slices(id_list: tuple[int, ...], pieces: Any) -> tuple[bytes, ...]:
+    """Each distinct ID's bytes, cut from (joined, lengths) at its first occurrence."""
+    joined, lengths = pieces
+    out: dict[int, bytes] = {}
+    at = 0
+    for token_id, length in zip(id_list, lengths):
+        out.setdefault(token_id, joined[at:at + length])
+        at += length
+    return tuple(out.values())
+
+
+def _offsets(pieces: Any) -> tuple[int, ...]:
+    """Offsets as tiktoken's ``decode_with_offsets`` defines them (a continuation byte first:
+    the character it belongs to)."""
+    joined, lengths = pieces
+    offsets, text_len, at = [], 0, 0
+    for length in lengths:
+        token = joined[at:at + length]
+        at += length
+        offsets.append(max(0, text_len - (1 if token and 0x80 <= token[0] < 0xC0 else 0)))
+        text_len += sum(1 for c in token if not 0x80 <= c < 0xC0)
+    return tuple(offsets)
+
+
+def _derived(outcome: Outcome, index: dict[Any, int], ids: list[tuple[int, tuple[int, ...]]],
+             pieces: list[tuple[int, Any]] = ()) -> dict[str, Any] | None:  # type: ignore[assignment]
+    """A reference when the value is made from earlier ones (see the module docstring)."""
+    if not outcome.is_ok or not isinstance(outcome.value, tuple):
+        return None
+    value = outcome.value
+    if value and all(isinstance(v, bytes) for v in value):
+        for i, id_list in ids:
+            for j, stored in pieces:
+                if len(stored[1]) == len(id_list) and _slices(id_list, stored) == value:
+                    return {"slices": [i, j]}
+    if len(value) == 2 and isinstance(value[0], str) and _is_ids(value[1]):
+        for j, stored in pieces:
+            if len(stored[1]) == len(value[1]) and _offsets(stored) == value[1]:
+                return {"offsets": j, "text": value[0]}
+    if len(value) == 1:
+        try:
+            inner = index.get(("ok", value[0]))
+        except TypeError:
+            inner = None
+        if inner is not None:
+            return {"wrap": inner}
+    if _is_ids(value) and len(value) > 1:
+        for i, stored in ids:
+            if len(stored) >= len(value) and tuple(dict.fromkeys(stored)) == value:
+                return {"distinct": i}
+    return None
+
+
+def _resolve(data: dict[str, Any], earlier: list[Outcome], text: str, raw: bytes) -> Outcome:
+    if "slices" in data:
+        i, j = data["slices"]
+        return Outcome.ok(_slices(earlier[i].value, earlier[j].value))
+    if "offsets" in data:
+        return Outcome.ok((_unswap(data["text"], text, raw), _offsets(earlier[data["offsets"]].value)))
+    if "wrap" in data:
+        return Outcome.ok((earlier[data["wrap"]].value,))
+    if "distinct" in data:
+        return Outcome.ok(tuple(dict.fromkeys(earlier[data["distinct"]].value)))
+    return outcome_from_json(data, text, raw)
 
 
 # -- reading ---------------------------------------------------------------------------------
@@ -211,7 +302,9 @@ def _inputs(handle: Any, path: str) -> Iterator[GoldenInput]:
                 return
             text = decode_value(record["text"])
             raw = text.encode("utf-8", "surrogatepass")
-            values = [outcome_from_json(v, text, raw) for v in record["values"]]
+            values: list[Outcome] = []
+            for v in record["values"]:
+                values.append(_resolve(v, values, text, raw))
             outcomes = {a: {p: values[i] for p, i in paths.items()} for a, paths in record["outcomes"].items()}
             yield GoldenInput(record["n"], record["source"], text, outcomes)
             count += 1

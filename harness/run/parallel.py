@@ -65,6 +65,8 @@ class Delta:
     vocab_findings: dict[str, list[Finding]] = field(default_factory=dict)
     #: adapter -> long-input kind -> largest length checked
     long_reach: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: the runner's per-input outcomes (``Runner.inputs``)
+    inputs: dict[Any, dict] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
 
@@ -77,13 +79,14 @@ def _fresh(runner: Any) -> Any:
     sub._settler = None
     sub.documentation = Documentation()
     sub.notes = list(runner.notes)
+    sub.inputs = {}
     return sub
 
 
 def _delta(sub: Any, notes_before: int, *, vocab_findings: dict[str, list[Finding]] | None = None) -> Delta:
     return Delta(matrix=sub.matrix, records=sub.records, pending=sub._pending,
                  absorbers=list(sub.documentation.absorbers), vocab_findings=vocab_findings or {},
-                 notes=sub.notes[notes_before:])
+                 notes=sub.notes[notes_before:], inputs=sub.inputs)
 
 
 def merge(runner: Any, delta: Delta) -> None:
@@ -100,6 +103,8 @@ def merge(runner: Any, delta: Delta) -> None:
     for a in delta.absorbers:
         runner.documentation.add(a.adapter, a.check, a.kind, a.text, domain=a.domain, record=a.record)
     runner.vocab_findings.update(delta.vocab_findings)
+    for key, entry in delta.inputs.items():
+        runner.inputs.setdefault(key, {**entry, "outcomes": {}})["outcomes"].update(entry["outcomes"])
     for adapter, kinds in delta.long_reach.items():
         runner.long_reach.setdefault(adapter, {}).update(kinds)
     for note in delta.notes:

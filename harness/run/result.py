@@ -142,6 +142,8 @@ class RunResult:
     notes: list[str] = field(default_factory=list)
     #: set when the run was interrupted: {"reason": ..., "phase": ...}
     incomplete: dict[str, str] | None = None
+    #: (text, policy) -> {"origin", "case", "outcomes": {adapter: Outcome}} (``Runner.inputs``)
+    inputs: dict = field(default_factory=dict)
 
     def summary(self) -> dict[str, int]:
         counts = dict.fromkeys(STATUSES, 0)

@@ -108,6 +108,9 @@ class Runner:
         self.vocab_findings: dict[str, list[Finding]] = {}
         self.budgets: dict[str, int] = {}
         self.notes: list[str] = list(selected.notes)
+        #: (text, policy) -> {"origin", "case", "outcomes": {adapter: encode Outcome}}: what
+        #: each adapter answered on each input, so ``tokconf diff`` can compare runs input by input
+        self.inputs: dict[tuple[str, Policy], dict] = {}
         self.generated = False
         self.profile = resolve_profile(None)
         self.seed: int | None = None
@@ -213,7 +216,12 @@ class Runner:
         for adapter, reference in pairs:
             self._run_pair(case, adapter, reference)
 
+    def _note_input(self, text: str, policy: Policy, adapter: Calls, origin: str, case: str | None) -> None:
+        entry = self.inputs.setdefault((text, policy), {"origin": origin, "case": case, "outcomes": {}})
+        entry["outcomes"][adapter.name] = adapter.encode(text, policy)  # memoised: the checks asked it
+
     def _run_pair(self, case: Case, adapter: Calls, reference: Calls) -> None:
+        self._note_input(case.text, case.policy, adapter, "case", case.id)
         in_domain = adapter.in_domain(case.text) and reference.in_domain(case.text)
         for check in TEXT_CHECKS:
             result = run_text_check(check, Subject(case.text, case.policy, adapter, reference, case))
@@ -320,6 +328,7 @@ class Runner:
     def run_generated_input(self, text: str, adapter: Calls, reference: Calls) -> None:
         if not (adapter.in_domain(text) and reference.in_domain(text)):
             return
+        self._note_input(text, ORDINARY, adapter, "generated", None)
         for check in GENERATED_CHECKS:
             result = run_text_check(check, Subject(text, ORDINARY, adapter, reference))
             cell = self.cell(adapter.name, check)
@@ -427,5 +436,5 @@ class Runner:
             checks=CHECKS, matrix={n: self.matrix[n] for n in sorted(self.matrix)},
             divergences=self.records, generated=self.generated, profile=self.profile,
             seed=self.seed, max_examples=self.max_examples, budgets=dict(self.budgets), notes=self.notes,
-            incomplete=self.incomplete,
+            incomplete=self.incomplete, inputs=self.inputs,
         )
