@@ -9,12 +9,14 @@ Everything that crosses this boundary is plain data (``str``, ``int``, tuples,
 :class:`~harness.cases.model.Policy`, :class:`~harness.outcomes.Outcome`), so the
 :class:`Executor` that performs a call could live in a worker process later (for
 isolation and timeouts) without a check noticing: only :class:`InProcess` would be
-replaced.
+replaced. :class:`harness.worker.client.WorkerExecutor` is that replacement; it also
+answers many calls per round trip (``call_many``), which :meth:`Calls.prefetch` uses.
 """
 
 from __future__ import annotations
 
 import re
+import reprlib
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Callable, Protocol
@@ -23,7 +25,8 @@ from harness.cases.model import Policy
 from harness.interface import Adapter, Capabilities
 from harness.outcomes import Outcome, capture
 
-__all__ = ["AdapterInfo", "Calls", "Executor", "InProcess", "policy_kwargs"]
+__all__ = ["AdapterInfo", "Calls", "Executor", "InProcess", "checked_outcome", "policy_kwargs", "surface_from_data",
+           "surface_to_data"]
 
 
 def policy_kwargs(policy: Policy) -> dict[str, Any]:
@@ -49,6 +52,13 @@ class AdapterInfo:
     custom_domain: bool = False
     #: flags besides --impl/--plugin that select it again (``Adapter.reproduce_flags``)
     reproduce_flags: tuple[str, ...] = ()
+    #: the language its users call it from: "Python", or "JavaScript" for an adapter in a
+    #: Node worker (:mod:`harness.worker.node`), "JavaScript (WASM)" for a WASM build there
+    language: str = "Python"
+    #: (pinned vocabulary file name, SHA-256 of the rank table the library bundles, in that
+    #: file's format): for libraries that ship their own ranks instead of reading the pinned
+    #: files (the JavaScript packages); checked by vocab-consistency (kind ``rank-table``)
+    vocabulary: tuple[tuple[str, str], ...] = ()
     #: ``Adapter.declares_like``: cases about these adapters' native behaviour apply too
     declares_like: tuple[str, ...] = ()
 
@@ -63,7 +73,9 @@ class AdapterInfo:
 
 
 class Executor(Protocol):
-    """Performs one call. ``InProcess`` today; a worker-process proxy could replace it."""
+    """Performs one call: :class:`InProcess`, or a worker process
+    (:class:`harness.worker.client.WorkerExecutor`, which also has ``call_many`` and
+    ``close``)."""
 
     info: AdapterInfo
 
@@ -86,6 +98,8 @@ class InProcess:
             provider=provider,
             custom_domain=type(adapter).in_domain is not Adapter.in_domain,
             reproduce_flags=_reproduce_flags(adapter),
+            language=adapter.language,
+            vocabulary=tuple(adapter.vocabulary),
             declares_like=tuple(str(n) for n in getattr(adapter, "declares_like", ()) or ()),
         )
 
@@ -119,9 +133,63 @@ class InProcess:
             return capture("other", a.trace, args[0], classify=classify)
         if op == "in_domain":
             return capture("other", a.in_domain, args[0], classify=classify)
+        if op == "api_surface":
+            return _surface(capture("other", a.api_surface, args[0], classify=classify))
+        if op == "api_attributes":
+            return _surface(capture("other", a.api_attributes, classify=classify))
         raise ValueError(f"unknown adapter operation {op!r}")
 
 
+def surface_to_data(pairs: Any) -> tuple[tuple[Any, ...], ...]:
+    """(path, Outcome) pairs as plain tuples, so a whole API surface crosses the worker
+    protocol as one value: ``(path, "ok", value)`` or ``(path, kind, category, native_type,
+    message)``, or ``(path, "same", earlier path)`` for an outcome equal to an earlier
+    path's (a million-token input's IDs then cross once, not once per encode path).
+    ``TypeError`` if ``pairs`` is not a list of (str, Outcome).
+
+    >>> surface_to_data([("encode[default]", Outcome.ok([1, 2])), ("encode[all]", Outcome.ok([1, 2]))])
+    (('encode[default]', 'ok', (1, 2)), ('encode[all]', 'same', 'encode[default]'))
+    """
+    rows = []
+    seen: dict[Any, str] = {}
+    for item in pairs:
+        if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str) and isinstance(item[1], Outcome)):
+            raise TypeError(f"an API surface is a list of (path, Outcome) pairs, not {type(item).__name__}")
+        path, outcome = item
+        try:
+            earlier = seen.setdefault(outcome, path)
+        except TypeError:  # an unhashable value: sent as it is
+            earlier = path
+        if earlier != path:
+            rows.append((path, "same", earlier))
+        elif outcome.kind == "ok":
+            rows.append((path, "ok", outcome.value))
+        else:
+            rows.append((path, outcome.kind, outcome.category, outcome.native_type, outcome.message))
+    return tuple(rows)
+
+
+def surface_from_data(data: Any) -> dict[str, Outcome]:
+    """The inverse of :func:`surface_to_data`: path -> Outcome, in the adapter's order."""
+    out: dict[str, Outcome] = {}
+    for row in data:
+        path, kind = row[0], row[1]
+        if kind == "same":
+            out[path] = out[row[2]]
+        elif kind == "ok":
+            out[path] = Outcome.ok(row[2])
+        else:
+            out[path] = Outcome(kind=kind, category=row[2], native_type=row[3], message=row[4])
+    return out
+
+
+def _surface(outcome: Outcome) -> Outcome:
+    if not outcome.is_ok:
+        return outcome
+    try:
+        return Outcome.ok(surface_to_data(outcome.value))
+    except TypeError as exc:
+        return Outcome.raised("internal-error", "tokconf.BadReturnValue", str(exc))
 _INT_ONLY = frozenset({int})
 
 
@@ -150,6 +218,8 @@ def _checked(op: str, outcome: Outcome) -> Outcome:
     True
     >>> _checked("encode", Outcome.ok(None)).describe()
     'raised internal-error (tokconf.BadReturnValue): encode returned NoneType, expected a list of int'
+    >>> _checked("encode", Outcome.ok(("1", 2.5))).message
+    "encode returned tuple ('1', 2.5), expected a list of int"
     """
     if not outcome.is_ok or op not in _RETURNS:
         return outcome
@@ -162,8 +232,14 @@ def _checked(op: str, outcome: Outcome) -> Outcome:
     wanted, valid = _RETURNS[op]
     if valid(outcome.value):
         return outcome
-    return Outcome.raised("internal-error", "tokconf.BadReturnValue",
-                          f"{op} returned {type(outcome.value).__name__}, expected {wanted}")
+    value = outcome.value
+    shown = type(value).__name__ + (f" {reprlib.repr(value)}" if value is not None else "")
+    return Outcome.raised("internal-error", "tokconf.BadReturnValue", f"{op} returned {shown}, expected {wanted}")
+
+
+#: For executors whose worker is not Python (:mod:`harness.worker.node`): the same checks
+#: on what a call returned, applied to the decoded answer.
+checked_outcome = _checked
 
 
 class Calls:
@@ -179,6 +255,8 @@ class Calls:
         self.info = executor.info
         self._memo: dict[tuple[Any, ...], Outcome] = {}
         self._pieces: dict[int, Outcome] = {}
+        #: answers fetched ahead (several inputs at once); survive ``reset`` until used
+        self._ahead: dict[tuple[Any, ...], Outcome] = {}
         literals = sorted((s for s, _ in self.info.special_tokens), key=len, reverse=True)
         self._literal_re = re.compile("|".join(re.escape(s) for s in literals)) if literals else None
 
@@ -192,11 +270,44 @@ class Calls:
     def wrap_executor(self, wrap: Callable[[Executor], Executor]) -> None:
         """Put a wrapper (a stopwatch, a tracer) around the executor; memos are kept."""
         self._executor = wrap(self._executor)
+    @property
+    def executor(self) -> Executor:
+        return self._executor
+
+    @property
+    def batches(self) -> bool:
+        """Whether the executor answers many calls per round trip (a worker does)."""
+        return hasattr(self._executor, "call_many")
+
+    def prefetch(self, requests: list[tuple[str, tuple[Any, ...], bool]]) -> None:
+        """Ask for these calls (op, args, follow) now, in one round trip, for later use.
+
+        Only for executors with ``call_many``; in process there is nothing to save.
+        Answers are kept until asked for or until the next ``prefetch``.
+        """
+        if not self.batches:
+            return
+        self._ahead.clear()
+        wanted = [r for r in dict.fromkeys(requests) if (r[0], *r[1]) not in self._memo]
+        if not wanted:
+            return
+        for key, outcome in self._executor.call_many(wanted):  # type: ignore[attr-defined]
+            if key[0] == "token_bytes":
+                self._pieces.setdefault(key[1], outcome)
+            else:
+                self._ahead.setdefault(key, outcome)
+
+    def close(self) -> None:
+        """End the executor's worker, if it has one."""
+        close = getattr(self._executor, "close", None)
+        if close is not None:
+            close()
 
     def _call(self, op: str, *args: Any) -> Outcome:
         key = (op, *args)
         if key not in self._memo:
-            self._memo[key] = self._executor.call(op, *args)
+            ahead = self._ahead.pop(key, None)
+            self._memo[key] = ahead if ahead is not None else self._executor.call(op, *args)
         return self._memo[key]
 
     def encode(self, text: str, policy: Policy) -> Outcome:
@@ -219,6 +330,14 @@ class Calls:
 
     def trace(self, text: str) -> Outcome:
         return self._call("trace", text)
+
+    def api_surface(self, text: str) -> Outcome:
+        """Every public path of the adapter's library on ``text``: an outcome whose value
+        :func:`surface_from_data` reads (``unsupported`` for adapters without one)."""
+        return self._call("api_surface", text)
+
+    def api_attributes(self) -> Outcome:
+        return self._call("api_attributes")
 
     def token_bytes(self, token_id: int) -> Outcome:
         if token_id not in self._pieces:

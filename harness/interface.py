@@ -19,7 +19,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import AbstractSet, Any, Collection, Literal, Mapping, Sequence
 
-from harness.outcomes import Operation, UnsupportedOperation
+from harness.outcomes import Operation, Outcome, UnsupportedOperation
 from harness.provenance import FileRecord, Provenance
 
 __all__ = [
@@ -58,6 +58,10 @@ class Capabilities:
     alphabet: frozenset[str] | None = None
     #: Declared, human-readable differences from tiktoken semantics, shown in reports.
     notes: tuple[str, ...] = ()
+    #: Whose public API :meth:`Adapter.api_surface` walks (``"tiktoken"``, ``"tokenizers"``,
+    #: ``"transformers"``); ``None`` = it has none. Adapters of one surface family compare
+    #: path by path (two releases of one library); see :mod:`harness.checks.api_surface`.
+    api_surface: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -68,6 +72,7 @@ class Capabilities:
             "pretokenize": self.pretokenize,
             "closed_vocabulary": self.alphabet is not None,
             "notes": list(self.notes),
+            "api_surface": self.api_surface,
         }
 
 
@@ -127,6 +132,13 @@ class Adapter(ABC):
     encoding: str = ""
     library: str = ""
     capabilities: Capabilities = Capabilities()
+    #: the language its users call it from (the report's language column)
+    language: str = "Python"
+    #: for a library that bundles its own rank tables: (pinned vocabulary file name,
+    #: SHA-256 of the bundled table written in that file's format); vocab-consistency
+    #: compares it with the pinned hash (kind ``rank-table:<file>``)
+    vocabulary: tuple[tuple[str, str], ...] = ()
+
     #: The files this adapter was built from (see :mod:`harness.provenance`); families
     #: that read a file the user names set it, built-in vocabularies are pinned already.
     files_read: tuple[FileRecord, ...] = ()
@@ -175,6 +187,22 @@ class Adapter(ABC):
 
     def pretokenize(self, text: str) -> list[str]:
         raise UnsupportedOperation(f"{self.name} does not expose its pre-tokenizer")
+
+    def api_surface(self, text: str) -> list[tuple[str, Outcome]]:
+        """Every public path of the native library on ``text``: (path, outcome) pairs.
+
+        Each path is one way the library's users reach it (``encode[all]``,
+        ``encode_to_numpy[default]``, ``decode_with_offsets``, ...), run through
+        :func:`harness.outcomes.capture`, so a path that raises is an outcome, not an
+        escape. A path the installed release lacks is ``unsupported``. Declared by
+        :attr:`Capabilities.api_surface`.
+        """
+        raise UnsupportedOperation(f"{self.name} does not walk a library API surface")
+
+    def api_attributes(self) -> list[tuple[str, Outcome]]:
+        """The same for what does not depend on an input: attributes (``n_vocab``, a hash
+        of ``token_byte_values()``) and fixed probes (decoding an ID past the vocabulary)."""
+        raise UnsupportedOperation(f"{self.name} does not walk a library API surface")
 
     def in_domain(self, text: str) -> bool:
         """Whether ``text`` is inside what this adapter claims to encode.

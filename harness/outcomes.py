@@ -4,6 +4,17 @@ No adapter call ever escapes as a raw exception. ``capture`` runs a call and tur
 whatever happens into an :class:`Outcome`. The *category* is a small closed set that
 lets different libraries be compared; the *native type* is kept as well, because the
 seeds care about it (``AssertionError`` vs ``ValueError``, ``KeyError`` vs ``ValueError``).
+
+Two more kinds exist only where a call runs isolated in a worker process
+(:mod:`harness.worker`): ``timeout`` (no answer within the time limit; the worker is
+killed) and ``crashed`` (the worker died). A crash carries what killed it as its
+category: the signal name (``SIGSEGV``, ``SIGABRT``), ``out-of-memory`` when the worker
+hit its memory limit (``RLIMIT_AS``), or ``exited`` when it ended without a signal. They
+compare like any failure: two crashes agree when their categories do.
+
+Some failures are *faults* of the adapter itself (:attr:`Outcome.is_fault`): an
+``internal-error``, a timeout or a crash. The error-category check reports a fault even
+when the reference fails the same way, and on the reference itself.
 """
 
 from __future__ import annotations
@@ -13,6 +24,8 @@ from typing import Any, Callable, Literal
 
 __all__ = [
     "CATEGORIES",
+    "CRASH_EXITED",
+    "CRASH_OUT_OF_MEMORY",
     "Outcome",
     "UnsupportedOperation",
     "capture",
@@ -33,6 +46,10 @@ CATEGORIES: frozenset[str] = frozenset(
         "internal-error",  # anything else: a bug in the implementation under test
     }
 )
+
+#: The category of a crash when the worker hit its memory limit, or ended without a signal.
+CRASH_OUT_OF_MEMORY = "out-of-memory"
+CRASH_EXITED = "exited"
 
 OutcomeKind = Literal["ok", "raised", "timeout", "crashed"]
 Operation = Literal["encode", "decode", "other"]
@@ -80,8 +97,15 @@ class Outcome:
         return cls(kind="timeout", message=f"no answer within {seconds:g} s")
 
     @classmethod
-    def crashed(cls, detail: str) -> Outcome:
-        return cls(kind="crashed", message=detail)
+    def crashed(cls, cause: str, detail: str = "") -> Outcome:
+        """A worker that died: ``cause`` is the signal name, ``out-of-memory`` or ``exited``.
+
+        >>> Outcome.crashed("SIGSEGV", "the worker died during encode").describe()
+        'crashed SIGSEGV: the worker died during encode'
+        """
+        if not cause or any(ch.isspace() for ch in cause):
+            raise ValueError(f"a crash cause is one word (SIGSEGV, out-of-memory, exited), not {cause!r}")
+        return cls(kind="crashed", category=cause, message=detail or f"the worker died ({cause})")
 
     @property
     def is_ok(self) -> bool:
@@ -90,6 +114,16 @@ class Outcome:
     @property
     def is_unsupported(self) -> bool:
         return self.kind == "raised" and self.category == "unsupported"
+
+    @property
+    def is_fault(self) -> bool:
+        """An internal error, a timeout or a crash: the adapter's own failure, whatever
+        the reference does.
+
+        >>> Outcome.timeout(1).is_fault, Outcome.raised("unknown-id", "builtins.KeyError", "9").is_fault
+        (True, False)
+        """
+        return self.kind in ("timeout", "crashed") or (self.kind == "raised" and self.category == "internal-error")
 
     def same_as(self, other: Outcome) -> bool:
         """Equal for comparison: values for successes, categories for failures."""
@@ -138,6 +172,8 @@ class Outcome:
             return repr(self.value)
         if self.kind == "raised":
             return f"raised {self.category} ({self.native_type}): {self.message}"
+        if self.kind == "crashed":
+            return f"crashed {self.category}: {self.message}"
         return f"{self.kind}: {self.message}"
 
 

@@ -22,7 +22,7 @@ import os
 import re
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Iterable, Iterator
@@ -68,6 +68,19 @@ class AdapterSpec:
     #: Cheap availability probe: returns the reason it is unavailable, or None.
     check: Callable[[], str | None] | None = field(default=None, compare=False)
     provider: str = ""
+    #: the library's version when it is known without importing it here (an adapter of
+    #: another environment, :mod:`harness.envs`); None: ``library_version(library)``
+    version: str | None = None
+    #: the language its users call it from ("JavaScript" for a Node environment's adapters)
+    language: str = "Python"
+    #: for an adapter that always runs in a worker of its own (a JavaScript adapter in Node):
+    #: builds its executor, given the run's isolation (or None); the run then calls it there
+    #: whatever --isolate says (:mod:`harness.run.selection`)
+    executor: Callable[[Any], Any] | None = field(default=None, compare=False)
+
+    @property
+    def library_version(self) -> str | None:
+        return self.version or library_version(self.library)
 
     @property
     def kind(self) -> str:
@@ -149,16 +162,19 @@ class Registry:
 
     def load_entry_points(self) -> None:
         for entry_point in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
-            provider = f"entry point {entry_point.name} = {entry_point.value}"
-            try:
-                self.add(entry_point.load(), provider=provider)
-            except DuplicateAdapter:
-                raise
-            except Exception as exc:
-                # one broken provider must not hide the others; it shows up in `list`
-                self._failed[f"{entry_point.name}:*"] = (
-                    f"{provider} failed to load: {type(exc).__name__}: {exc}"
-                )
+            self.load_entry_point(entry_point.name, entry_point.value, load=entry_point.load)
+
+    def load_entry_point(self, name: str, value: str, *, load: Callable[[], Any] | None = None) -> None:
+        """Register the entry point ``name = value`` (``module:attr``); also for one given
+        by hand, as a worker in another environment gets tokconf's own families."""
+        provider = f"entry point {name} = {value}"
+        try:
+            self.add(load() if load is not None else _import_target(value), provider=provider)
+        except DuplicateAdapter:
+            raise
+        except Exception as exc:
+            # one broken provider must not hide the others; it shows up in `list`
+            self._failed[f"{name}:*"] = f"{provider} failed to load: {type(exc).__name__}: {exc}"
 
     def load_plugin(self, target: str) -> list[str]:
         """Register ``module:attr`` or ``path/to/file.py:attr``; returns the adapter names it added."""
@@ -271,6 +287,14 @@ class Registry:
         return iter(self.specs())
 
 
+def _import_target(value: str) -> Any:
+    module, _, attr = value.partition(":")
+    target: Any = importlib.import_module(module.strip())
+    for part in attr.strip().split(".") if attr else ():
+        target = getattr(target, part)
+    return target
+
+
 def _import_plugin(target: str) -> tuple[ModuleType, str, Provenance]:
     """``module:attr`` imports a module; ``path/to/file.py:attr`` loads that file as one."""
     where, sep, attr = target.rpartition(":")  # rpartition: a Windows path has a colon too
@@ -346,15 +370,7 @@ def _not_found(target: str, where: str, missing: str) -> str:
 def _with_provider(spec: AdapterSpec, provider: str) -> AdapterSpec:
     if spec.provider:
         return spec
-    return AdapterSpec(
-        name=spec.name,
-        encoding=spec.encoding,
-        factory=spec.factory,
-        library=spec.library,
-        description=spec.description,
-        check=spec.check,
-        provider=provider,
-    )
+    return replace(spec, provider=provider)  # every other field kept, added ones included
 
 
 def _coerce(obj: Any, provider: str) -> Iterator[AdapterSpec | Family]:

@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import Mapping, Sequence
 
 from harness.interface import Adapter, AllowedSpecial, Capabilities, DisallowedSpecial
-from harness.outcomes import Operation
+from harness.outcomes import Operation, Outcome
 from harness.registry import AdapterSpec, Family, library_version
 from harness.vocab import TIKTOKEN_ENCODING_FILES, seed_tiktoken_cache, vocab_unavailable_reason
 
@@ -23,7 +23,7 @@ ENCODINGS = ("gpt2", "r50k_base", "p50k_base", "cl100k_base", "o200k_base", "o20
 
 class TiktokenAdapter(Adapter):
     library = "tiktoken"
-    capabilities = Capabilities(batch=True, pretokenize=True)
+    capabilities = Capabilities(batch=True, pretokenize=True, api_surface="tiktoken")
 
     def __init__(self, encoding_name: str) -> None:
         import tiktoken
@@ -32,6 +32,7 @@ class TiktokenAdapter(Adapter):
         seed_tiktoken_cache(encoding_name)
         self._enc = tiktoken.get_encoding(encoding_name)
         self._pattern = regex.compile(self._enc._pat_str)
+        self._release = library_version("tiktoken") or "?"
         self.name = f"tiktoken:{encoding_name}"
         # gpt2 and r50k_base are one ID space; reports compare them together
         self.encoding = "r50k_base" if encoding_name == "gpt2" else encoding_name
@@ -83,6 +84,16 @@ class TiktokenAdapter(Adapter):
         # tiktoken's fancy-regex does). Surrogates are replaced first, as tiktoken does.
         text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
         return self._pattern.findall(text)
+
+    def api_surface(self, text: str) -> list[tuple[str, Outcome]]:
+        from implementations.tiktoken_surface import walk
+
+        return walk(self._enc, text, classify=self.classify_error, release=self._release)
+
+    def api_attributes(self) -> list[tuple[str, Outcome]]:
+        from implementations.tiktoken_surface import attributes
+
+        return attributes(self._enc, classify=self.classify_error, release=self._release)
 
     def classify_error(self, op: Operation, exc: BaseException) -> str | None:
         # tiktoken's decoder raises KeyError for an ID outside the vocabulary, OverflowError

@@ -115,10 +115,12 @@ def test_expectations_agree_with_installed_tiktoken(cases: list[Case], tiktoken_
         for name, adapter in tiktoken_adapters.items():
             if not case_applies_to(case, name, adapter.encoding):
                 continue
-            # tiktoken is the oracle for what it encodes; the only thing documented against it
-            # is its own vocabulary data (o200k_harmony's shared special ID)
+            # tiktoken is the oracle for what it encodes; the only things documented against it
+            # are its own vocabulary data (o200k_harmony's shared special ID) and, on long
+            # inputs, its failures (an internal error is a finding even of the reference)
             documented = {d.check for d in case.documented if documented_for(case, name, d.check)}
-            assert documented <= {"vocab-consistency", "round-trip"}, (case.id, name, documented)
+            allowed = {"vocab-consistency", "round-trip"} | ({"error-category"} if case.long else set())
+            assert documented <= allowed, (case.id, name, documented)
             classify = adapter.classify_error
             outcome = capture("encode", adapter.encode, case.text, classify=classify, **_policy(case))
             expected = expectation_for(case, name, adapter.encoding)

@@ -64,7 +64,8 @@ def test_json_round_trip() -> None:
         Outcome.ok("text"),
         Outcome.raised("unknown-id", "builtins.KeyError", "99"),
         Outcome.timeout(5),
-        Outcome.crashed("signal 11"),
+        Outcome.crashed("SIGSEGV", "the worker died during encode"),
+        Outcome.crashed("out-of-memory"),
     ]:
         assert Outcome.from_json(outcome.to_json()) == outcome
 

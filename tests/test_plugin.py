@@ -62,10 +62,13 @@ def test_an_unrelated_run_gets_no_items(project: pytest.Pytester) -> None:
     project.runpytest_subprocess().assert_outcomes(passed=1)
 
 
-def test_options_add_the_suite_documented_passes_stale_and_unexpected_fail(project: pytest.Pytester) -> None:
+@pytest.mark.parametrize("jobs", [[], ["--tokconf-jobs", "2"]], ids=["in-order", "jobs-2"])
+def test_options_add_the_suite_documented_passes_stale_and_unexpected_fail(project: pytest.Pytester,
+                                                                            jobs: list[str]) -> None:
+    # the same outcomes whether the cases run as their items come or ahead over two processes
     result = project.runpytest_subprocess(
         "--tokconf-plugin", "tests.wrong_adapters:crlf", "--tokconf-impl", "wrong:crlf",
-        "--tokconf-cases", "cases.yaml", "--tokconf-no-generated", "-p", "no:cacheprovider",
+        "--tokconf-cases", "cases.yaml", "--tokconf-no-generated", "-p", "no:cacheprovider", *jobs,
     )
     result.assert_outcomes(passed=5, failed=2)  # 4 cases, 2 vocab (the reference too), test_theirs
     text = result.stdout.str()

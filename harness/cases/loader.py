@@ -28,6 +28,8 @@ from harness.cases.model import (
     DocumentedDivergence,
     ExpectedError,
     ExpectedRound,
+    GeneratedText,
+    LONG_TEXT_CHARS,
     Policy,
 )
 from harness.cases.domain import Domain, DomainError, parse_range
@@ -47,6 +49,7 @@ __all__ = [
     "default_cases_dir",
     "documented_for",
     "expectation_for",
+    "is_long",
     "load_case_file",
     "load_cases",
     "lookup",
@@ -107,6 +110,11 @@ def case_files(paths: Iterable[Path | str]) -> list[Path]:
     if missing:
         raise CaseFileError(missing)
     return files
+
+
+def is_long(case: Case) -> bool:
+    """Whether ``case`` belongs to the long tier (``--long``, nightly)."""
+    return case.long
 
 
 def load_cases(paths: Iterable[Path | str] | None = None) -> list[Case]:
@@ -314,7 +322,20 @@ class _Builder:
         if raw["id"] in self._ids:
             self.problem(["id"], f"a unique id; {raw['id']!r} is already used at line {self._ids[raw['id']]}")
         self._ids.setdefault(raw["id"], self.doc.line_of(["cases", index]))
-        text = raw["text"] if "text" in raw else self.unescape(raw["text_escaped"], ["text_escaped"])
+        generated = None
+        if "text_generated" in raw:
+            g = raw["text_generated"]
+            generated = GeneratedText(repeat=g["repeat"], times=g["times"], before=g.get("before", ""),
+                                      then=g.get("then", ""))
+            text = generated.text()
+        else:
+            text = raw["text"] if "text" in raw else self.unescape(raw["text_escaped"], ["text_escaped"])
+        tags = tuple(raw.get("tags", ()))
+        if len(text) >= LONG_TEXT_CHARS and "long" not in tags:
+            self.problem(["tags"] if "tags" in raw else ["id"],
+                         f"the tag `long` on a case of {len(text)} characters ({LONG_TEXT_CHARS} or more): "
+                         f"long cases run only with --long or the nightly profile; add `tags: [long]`",
+                         key="tags" not in raw)
         expect = raw.get("expect", {})
         ids = self.keyed(expect.get("ids", {}), ["expect", "ids"], lambda v, _: tuple(v))
         errors = self.keyed(expect.get("errors", {}), ["expect", "errors"], self.error)
@@ -338,9 +359,9 @@ class _Builder:
             policy=Policy(allowed_special=_special_set(policy.get("allowed_special", "none")),
                           disallowed_special=_special_set(policy.get("disallowed_special", "all"))),
             expect_ids=ids, expect_errors=errors, expect_roundtrip=expect.get("roundtrip"),
-            decode=probes, tags=tuple(raw.get("tags", ())), documented=documented,
+            decode=probes, tags=tags, documented=documented,
             reference=self.name(raw["reference"], ["reference"]) if "reference" in raw else None,
-            expect_pretokens=pretokens, expect_trace=trace,
+            expect_pretokens=pretokens, expect_trace=trace, generated=generated,
         )
         return case if len(self.problems) == before else None
 

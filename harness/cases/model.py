@@ -19,8 +19,14 @@ __all__ = [
     "DocumentedDivergence",
     "ExpectedError",
     "ExpectedRound",
+    "GeneratedText",
+    "LONG_TEXT_CHARS",
     "Policy",
 ]
+
+#: A case text this long (or longer) belongs to the long tier: tag ``long``, run only with
+#: ``--long`` or the nightly profile.
+LONG_TEXT_CHARS = 10_000
 
 #: Every check, in display order. A divergence names one of these.
 CHECKS: tuple[str, ...] = (
@@ -34,6 +40,7 @@ CHECKS: tuple[str, ...] = (
     "batch",  # encode_batch == [encode(t) for t]
     "error-category",  # failures agree in category with the reference
     "pretokenize-coverage",  # pre-token chunks concatenate back to the input
+    "api-surface",  # every public path of the library agrees within a release, and across releases
     "vocab-consistency",  # every ID round-trips, special IDs unique and disjoint
 )
 
@@ -99,6 +106,34 @@ class DocumentedDivergence:
 
 
 @dataclass(frozen=True)
+class GeneratedText:
+    """A long text given by a rule instead of stored: ``before + repeat * times + then``.
+
+    >>> g = GeneratedText(repeat=" ", times=3, then="x")
+    >>> g.text(), g.describe()
+    ('   x', "' ' x 3 then 'x'")
+    """
+
+    repeat: str
+    times: int
+    before: str = ""
+    then: str = ""
+
+    def text(self) -> str:
+        return self.before + self.repeat * self.times + self.then
+
+    def describe(self) -> str:
+        parts = [repr(self.before), "then"] if self.before else []
+        parts += [f"{self.repeat!r} x {self.times}"]
+        if self.then:
+            parts += ["then", repr(self.then)]
+        return " ".join(parts)
+
+    def to_json(self) -> dict[str, object]:
+        return {"before": self.before, "repeat": self.repeat, "times": self.times, "then": self.then}
+
+
+@dataclass(frozen=True)
 class Case:
     """One fixed input and what is known about it."""
 
@@ -124,3 +159,10 @@ class Case:
     expect_pretokens: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     #: adapter (pattern) -> expected merge rounds of ``Adapter.trace``, in order
     expect_trace: Mapping[str, tuple[ExpectedRound, ...]] = field(default_factory=dict)
+    #: how ``text`` was generated (``text_generated``), for long inputs; None: stored
+    generated: GeneratedText | None = None
+
+    @property
+    def long(self) -> bool:
+        """In the long tier: tagged ``long`` (the loader demands it of long texts)."""
+        return "long" in self.tags

@@ -8,6 +8,7 @@ themselves live one idea per module:
 - :mod:`harness.checks.decode`: round-trip, per-token-decode, decode
 - :mod:`harness.checks.special`: special-policy, encode-ordinary
 - :mod:`harness.checks.structure`: batch, pretokenize-coverage
+- :mod:`harness.checks.api_surface`: api-surface (every public path of a library)
 - :mod:`harness.checks.vocab`: vocab-consistency
 
 ``CHECK_FUNCTIONS`` must name every check of ``CHECKS``; an import-time error says which
@@ -17,6 +18,7 @@ is missing, so the list of names and the code cannot drift apart.
 from __future__ import annotations
 
 from harness.cases.model import CHECKS
+from harness.checks.api_surface import check_api_surface
 from harness.checks.base import CheckFn, Result, Subject
 from harness.checks.decode import check_decode, check_per_token_decode, check_round_trip
 from harness.checks.ids import check_error_category, check_expected, check_id_parity
@@ -37,6 +39,7 @@ CHECK_FUNCTIONS: dict[str, CheckFn] = {
     "batch": check_batch,
     "error-category": check_error_category,
     "pretokenize-coverage": check_pretokenize_coverage,
+    "api-surface": check_api_surface,
 }
 
 #: Checks judged once per adapter rather than per input.

@@ -110,13 +110,15 @@ CheckFn = Callable[[Subject], Result]
 
 
 def shape(outcome: Outcome) -> str:
-    """``ok``, ``raised:<category>``, ``timeout`` or ``crashed``: an outcome without its value.
+    """``ok``, ``raised:<category>``, ``timeout`` or ``crashed:<cause>``: an outcome without its value.
 
     >>> shape(Outcome.ok((1, 2))), shape(Outcome.raised("unknown-id", "builtins.KeyError", "9"))
     ('ok', 'raised:unknown-id')
+    >>> shape(Outcome.crashed("SIGSEGV")), shape(Outcome.timeout(5))
+    ('crashed:SIGSEGV', 'timeout')
     """
-    if outcome.kind == "raised":
-        return f"raised:{outcome.category}"
+    if outcome.kind in ("raised", "crashed") and outcome.category:
+        return f"{outcome.kind}:{outcome.category}"
     return outcome.kind
 
 

@@ -12,6 +12,11 @@ the special-policy check, and not again here. Everything else is compared exactl
   the bytes differ too (text was changed, dropped or added).
 - error-category: one raised and the other did not, or both raised in different
   categories. Kind ``<adapter shape>|<reference shape>``, e.g. ``raised:unencodable-text|ok``.
+  A *fault* (``internal-error``, ``timeout``, ``crashed:<cause>``: see
+  :attr:`~harness.outcomes.Outcome.is_fault`) is the adapter's own finding even where the
+  reference fails the same way and on the reference itself, which has nothing to be
+  compared with: kind ``<shape>`` alone, e.g. ``raised:internal-error`` (tiktoken on a
+  million spaces) or ``crashed:SIGSEGV``.
 
 **expected** compares the adapter with what the case itself says: IDs or an error
 (matched by :func:`harness.cases.loader.expectation_for`), whether the exact round trip holds,
@@ -90,7 +95,7 @@ def check_id_parity(subject: Subject) -> Result:
 
 def check_error_category(subject: Subject) -> Result:
     if subject.is_reference:
-        return AGREE
+        return _own_fault(subject, subject.adapter.encode(subject.text, subject.policy))
     mine, theirs = _pair(subject)
     if mine.is_unsupported:
         return UNSUPPORTED
@@ -99,7 +104,7 @@ def check_error_category(subject: Subject) -> Result:
     if mine.is_ok and theirs.is_ok:
         return AGREE
     if not mine.is_ok and not theirs.is_ok and mine.category == theirs.category and mine.kind == theirs.kind:
-        return AGREE
+        return _own_fault(subject, mine)
     kind = f"{shape(mine)}|{shape(theirs)}"
     return subject.finding(
         "error-category",
@@ -107,6 +112,18 @@ def check_error_category(subject: Subject) -> Result:
         f"{subject.name}: {mine.describe()}; {subject.reference.name}: {theirs.describe()}",
         outcomes=((subject.name, mine), (subject.reference.name, theirs)),
         ids=tuple((n, o.value) for n, o in ((subject.name, mine), (subject.reference.name, theirs)) if o.is_ok),
+    )
+
+
+def _own_fault(subject: Subject, mine: Outcome) -> Result:
+    """A fault is a finding of the adapter even with nothing (or the same) beside it."""
+    if not mine.is_fault:
+        return AGREE
+    return subject.finding(
+        "error-category", shape(mine),
+        f"{subject.name}: {mine.describe()} (an internal error, time-out or crash is a finding "
+        f"of the adapter itself)",
+        outcomes=((subject.name, mine),),
     )
 
 

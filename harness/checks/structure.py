@@ -8,9 +8,9 @@ without ``Capabilities.batch`` are *unsupported*, not failures.
 pattern that does not cover every character lets ``findall`` drop text silently, and the
 round trip is lost before BPE starts (seed 003). Surrogates are compared after
 :func:`~harness.checks.base.expected_text`, since tiktoken's pre-tokenizer sees the text
-with surrogates already resolved. Kinds ``coverage`` and ``raised:<category>`` (a
-pre-tokenizer that raises where encode does not; an adapter that refuses the text in
-both is left to error-category).
+with surrogates already resolved. Kinds ``coverage`` and the failed call's shape,
+``raised:<category>`` (a pre-tokenizer that raises where encode does not; an adapter that
+refuses the text in both is left to error-category), ``timeout`` or ``crashed:<cause>``.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def check_pretokenize_coverage(subject: Subject) -> Result:
         refused = adapter.encode(subject.text, ORDINARY)
         if refused.kind == "raised" and refused.category == chunks.category:
             return SKIP  # it refuses the text altogether: error-category's business
-        return subject.finding("pretokenize-coverage", f"raised:{chunks.category}",
+        return subject.finding("pretokenize-coverage", shape(chunks),
                                f"pretokenize failed: {chunks.describe()}", outcomes=((name, chunks),))
     joined = "".join(chunks.value)
     if joined in (subject.text, expected_text(subject.text)):

@@ -1,6 +1,10 @@
 """vocabulary-consistency: the vocabulary as a whole, probed once per adapter.
 
-Three properties, on a deterministic sample of IDs (:func:`probe_ids`):
+First, for a library that bundles its own rank tables (the JavaScript packages declare
+them in :attr:`harness.calls.AdapterInfo.vocabulary`: the SHA-256 of the table written in
+the pinned file's format), the table must be the pinned one; kind
+``rank-table:<file>`` otherwise. Then three properties, on a deterministic sample of IDs
+(:func:`probe_ids`):
 
 1. **special IDs are unique and disjoint from ordinary ones**: no two literals share an
    ID; decoding a special ID gives its literal; encoding the literal as ordinary text
@@ -89,8 +93,11 @@ class VocabReport:
 
 
 def check_vocab(adapter: Calls, reference: Calls, *, max_findings: int = 50) -> VocabReport:
-    """Run the three properties for ``adapter`` against ``reference`` (may be itself)."""
+    """Run the properties for ``adapter`` against ``reference`` (may be itself): the
+    bundled rank tables first, then the three properties."""
     report = VocabReport()
+    for finding in _rank_tables(adapter, report):
+        report.add(finding)
     for finding in _specials(adapter, report):
         report.add(finding)
     for token_id in probe_ids(reference):
@@ -101,6 +108,24 @@ def check_vocab(adapter: Calls, reference: Calls, *, max_findings: int = 50) -> 
         if finding is not None:
             report.add(finding)
     return report
+
+
+def _rank_tables(adapter: Calls, report: VocabReport) -> Iterator[Finding]:
+    """A library that bundles its own ranks (:attr:`AdapterInfo.vocabulary`) must bundle
+    the pinned ones: a table that hashes differently is reported as what it is, a
+    different vocabulary, before any of its IDs are blamed on the encoder."""
+    from harness.vocab import VOCAB_FILES
+
+    for file, digest in adapter.info.vocabulary:
+        spec = VOCAB_FILES.get(file)
+        if spec is None:
+            continue  # nothing pinned to compare with; parity.json still records the hash
+        report.inputs += 1
+        if digest != spec.sha256:
+            yield Finding(adapter.name, CHECK, f"rank-table:{file}",
+                          f"the rank table {adapter.info.library or adapter.name} bundles, written as {file}, "
+                          f"hashes to {digest}; the pinned {file} is {spec.sha256}: it is another vocabulary, "
+                          "so its IDs differ for that reason", "", shrinkable=False)
 
 
 def _specials(adapter: Calls, report: VocabReport) -> Iterator[Finding]:

@@ -26,6 +26,9 @@ SUBCOMMANDS = (
     "harness.cli.train_cmd",
     "harness.cli.report_cmd",
     "harness.cli.diff_cmd",
+    "harness.cli.env_cmd",
+    "harness.cli.snapshot_cmd",
+    "harness.cli.gate_cmd",
 )
 
 

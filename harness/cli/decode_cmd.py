@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
+import sys
+from pathlib import Path
 
 import sys
 
@@ -22,12 +25,34 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
     parser.add_argument("--impl", action="append", required=True, metavar="NAME")
     parser.add_argument("--errors", default="replace", help="UTF-8 error handler (default: replace)")
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("ids", nargs="+", type=int, metavar="ID")
+    parser.add_argument("--file", metavar="PATH",
+                        help="read the IDs from PATH ('-': standard input), separated by spaces, commas or "
+                             "newlines; brackets are ignored, so a JSON list works")
+    parser.add_argument("ids", nargs="*", type=int, metavar="ID")
     parser.set_defaults(handler=run)
+
+
+def read_ids(given: list[int], path: str | None) -> list[int]:
+    """The IDs on the command line, or those of ``--file PATH`` (``-``: standard input)."""
+    if bool(given) == (path is not None):
+        raise UsageError("give the IDs as arguments or with --file PATH (--file - reads standard input)"
+                         + (", not both" if path else ""))
+    if path is None:
+        return list(given)
+    try:
+        raw = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"--file {path}: cannot read it: {exc}") from exc
+    words = re.split(r"[\s,\[\]]+", raw.strip())
+    try:
+        return [int(w) for w in words if w]
+    except ValueError as exc:
+        raise UsageError(f"--file {path}: IDs are integers separated by spaces, commas or newlines: {exc}") from exc
 
 
 def run(args: argparse.Namespace) -> int:
     registry = apply_common(args)
+    ids = read_ids(args.ids, args.file)
     results = []
     for name in args.impl:
         try:
@@ -38,8 +63,8 @@ def run(args: argparse.Namespace) -> int:
             results.append({"impl": name, "unavailable": str(exc)})
             continue
         row = {"impl": name, "encoding": adapter.encoding}
-        as_bytes = capture("decode", adapter.decode_bytes, args.ids, classify=adapter.classify_error)
-        as_text = capture("decode", adapter.decode, args.ids, errors=args.errors,
+        as_bytes = capture("decode", adapter.decode_bytes, ids, classify=adapter.classify_error)
+        as_text = capture("decode", adapter.decode, ids, errors=args.errors,
                           classify=adapter.classify_error)
         if as_bytes.is_ok:
             row["bytes"] = as_bytes.value.hex()

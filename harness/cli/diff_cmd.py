@@ -34,12 +34,15 @@ def run(args: argparse.Namespace) -> int:
     from harness.atomic import write_atomic
     from harness.report.schema import ParityValidationError, load_parity
 
+    from harness.report.outcome_log import read_outcome_log
+
     try:
         old = load_parity(args.old)
         new = load_parity(args.new)
-    except ParityValidationError as exc:
+        old_inputs, new_inputs = read_outcome_log(args.old, old), read_outcome_log(args.new, new)
+    except (ParityValidationError, ValueError) as exc:
         raise UsageError(str(exc)) from exc
-    diff = diff_runs(old, new)
+    diff = diff_runs(old, new, old_inputs=old_inputs, new_inputs=new_inputs)
     if args.output:
         try:
             write_atomic(Path(args.output), render_diff(old, new, diff))

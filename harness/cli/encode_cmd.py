@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from harness.cli import EXIT_DIVERGENCE, EXIT_OK, EXIT_USAGE, UsageError, apply_common, claim_encoding
@@ -30,8 +31,29 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
                         help="the encoding an hf-json:PATH adapter claims (when it has no spec)")
     parser.add_argument("--trace", action="store_true", help="add each adapter's merge rounds")
     parser.add_argument("--json", action="store_true", help="print exactly one JSON object")
-    parser.add_argument("text", metavar="TEXT")
+    parser.add_argument("--file", metavar="PATH",
+                        help="read the text from PATH ('-': standard input), exactly as it is (UTF-8; a final "
+                             "newline is part of it); for inputs too long for a command line")
+    parser.add_argument("text", metavar="TEXT", nargs="?", help="the text (or --file)")
     parser.set_defaults(handler=run)
+
+
+def read_input(text: str | None, path: str | None) -> str:
+    """TEXT, or the whole of ``--file PATH`` (``-``: standard input) as UTF-8."""
+    if (text is None) == (path is None):
+        raise UsageError("give the text as TEXT or with --file PATH (--file - reads standard input)"
+                         + (", not both" if path else ""))
+    if path is None:
+        return text  # type: ignore[return-value]
+    try:
+        raw = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    except OSError as exc:
+        raise UsageError(f"--file {path}: cannot read it: {exc}") from exc
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"--file {path}: not UTF-8 text ({exc.reason} at byte {exc.start}); give "
+                         f"other bytes with --escapes (\\xNN, \\uDC80 ...)") from exc
 
 
 def policy_argument(values: list[str] | None, *, default: Any) -> Any:
@@ -89,7 +111,7 @@ def _error(outcome: Outcome) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     registry = apply_common(args)
-    text = args.text
+    text = read_input(args.text, args.file)
     if args.escapes:
         try:
             text = parse_escapes(text)

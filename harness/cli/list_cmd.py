@@ -6,7 +6,6 @@ import argparse
 import json
 
 from harness.cli import EXIT_OK, apply_common
-from harness.registry import library_version
 
 
 def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
@@ -23,6 +22,8 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from harness.worker.setup import FOREIGN_KINDS, Isolation, is_foreign
+
     registry = apply_common(args)
     rows = []
     for spec in registry.specs():
@@ -32,15 +33,27 @@ def run(args: argparse.Namespace) -> int:
                 "name": spec.name,
                 "encoding": spec.encoding,
                 "library": spec.library,
-                "version": library_version(spec.library),
+                "version": spec.library_version,
                 "available": reason is None,
                 "reason": reason,
                 "provider": spec.provider,
+                "language": spec.language,
+                # where `tokconf run` runs it unless --isolate / --no-isolate say otherwise
+                "isolated_by_default": is_foreign(spec.name, spec.provider),
             }
         )
     failures = registry.load_failures()
     if args.json:
-        print(json.dumps({"adapters": rows, "provider_failures": failures}, indent=2))
+        from harness.worker.client import probe_network
+
+        isolation = {
+            "isolated_by_default": "foreign adapters: " + ", ".join(f"{k}:" for k in sorted(FOREIGN_KINDS))
+                                   + ", plugins, and entry points outside tokconf",
+            "python": Isolation().python,
+            # what a worker of `tokconf run` gets on this machine, from a worker started now
+            "network": probe_network(Isolation()).to_json(),
+        }
+        print(json.dumps({"adapters": rows, "provider_failures": failures, "isolation": isolation}, indent=2))
         return EXIT_OK
     from harness.cli.list_table import format_list
 

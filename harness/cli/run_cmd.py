@@ -2,7 +2,9 @@
 
 Exit 0 when there are only agreements and reproduced documented divergences, 1 when
 there is an unexpected or stale divergence, 2 for usage or input errors (a bad case
-file, an unknown adapter, a plugin that does not load).
+file, an unknown adapter, a plugin that does not load). A run stopped by Ctrl-C or
+SIGTERM still writes its report, marked incomplete, and exits 130 or 143
+(:mod:`harness.cli.interrupts`).
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from harness.cli import EXIT_DIVERGENCE, EXIT_OK, UsageError, apply_common, claim_encoding
-
+from harness.cli.interrupts import catch_stops, describe_stop, stop_exit_code
+from harness.cli.inputs import add_corpus_options, corpus_options
+from harness.cli.isolation import add_isolation_arguments, isolation_from_args
 
 
 def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
@@ -44,10 +48,17 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default="reports", metavar="DIR", help="reports folder (default: reports)")
     parser.add_argument("--save-new-cases", metavar="DIR",
                         help="write unexpected minimal counterexamples as YAML cases into DIR")
+    parser.add_argument("--long", action="store_true",
+                        help="add the long-input tier: generated runs of 10^4 to 10^6 characters (not with "
+                             "--no-generated), and the cases tagged long (on under --profile nightly)")
+    parser.add_argument("--shrink-seconds", type=float, default=None, metavar="SECONDS",
+                        help="time bound of shrinking one finding (default 60; 0 = no bound)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--profile-harness", action="store_true",
                         help="print where the time went (adapter calls, adapter builds, the harness "
                              "itself) and peak memory; also written as harness-profile.json")
+    add_isolation_arguments(parser)
+    add_corpus_options(parser)
     parser.set_defaults(handler=run)
 
 
@@ -83,11 +94,13 @@ class Progress:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.cases.loader import CaseFileError, case_files, default_cases_dir, load_cases
+    from harness.cases.loader import CaseFileError, case_files, default_cases_dir, is_long, load_cases
     from harness.report.parity_json import build, run_id, write_atomic
     from harness.run.runner import GenerationOptions, Runner, case_adapter_names
+    from harness.run.settle import DEFAULT_SHRINK_SECONDS
     from harness.run.selection import SelectionError, parse_references, select
     from harness.generate.strategies import resolve_profile
+    from harness.cases.corpus import CorpusError, corpus_case_batches
 
     from harness.run.profile import HarnessProfile
 
@@ -96,10 +109,15 @@ def run(args: argparse.Namespace) -> int:
     registry = apply_common(args)
     if args.max_examples is not None and args.max_examples < 1:
         raise UsageError(f"--max-examples must be at least 1, got {args.max_examples}")
+    if args.shrink_seconds is not None and args.shrink_seconds < 0:
+        raise UsageError(f"--shrink-seconds must be 0 (no bound) or more, got {args.shrink_seconds:g}")
+    isolation = isolation_from_args(args, registry)
+    corpus = corpus_options(args)
     try:
         profile = resolve_profile(args.profile)
+        long = args.long or profile == "nightly"
         paths = [] if args.no_cases else (args.cases or [default_cases_dir()])
-        cases = load_cases(paths) if paths else []
+        cases = [c for c in load_cases(paths) if long or not is_long(c)] if paths else []
         files = [str(p) for p in case_files(paths)] if paths else []
         references = parse_references(args.reference)
         impls = list(args.impl or [])
@@ -110,30 +128,51 @@ def run(args: argparse.Namespace) -> int:
         selected = select(registry, impls=impls, encodings=args.encoding, references=references,
                           case_adapters=case_adapter_names(cases),
                           case_references=[c.reference for c in cases if c.reference],
-                          required=[*impls, *registry.plugin_names()])
+                          required=[*impls, *registry.plugin_names()], isolation=isolation)
     except (CaseFileError, FileNotFoundError, SelectionError, ValueError) as exc:
         raise UsageError(str(exc)) from exc
 
     clock.mark("select")
     progress = Progress(sys.stderr, enabled=not args.quiet)
-    runner = Runner(selected, progress=progress)
+    shrink_seconds = DEFAULT_SHRINK_SECONDS if args.shrink_seconds is None else (args.shrink_seconds or None)
+    runner = Runner(selected, progress=progress, jobs=args.jobs, shrink_seconds=shrink_seconds)
+    runner.profile = profile
     if args.profile_harness:
         clock.instrument(selected.calls.values())
-    runner.run_vocab()
-    clock.mark("vocab")
-    runner.run_cases(cases)
-    clock.mark("cases")
-    if args.profile_harness:
-        clock.instrument(selected.calls.values())  # references a case added on the way
-    if not args.no_generated:
-        runner.run_generated(GenerationOptions(profile=profile, seed=args.seed, max_examples=args.max_examples))
-    else:
-        runner.profile = profile
-    clock.mark("generated")
-    result = runner.finish()
-    clock.mark("finish")
+    stopped: BaseException | None = None
+    try:
+        with catch_stops():
+            try:
+                runner.run_vocab()
+                clock.mark("vocab")
+                runner.run_cases(cases)
+                clock.mark("cases")
+                if args.profile_harness:
+                    clock.instrument(selected.calls.values())  # references a case added on the way
+                try:
+                    for batch in corpus_case_batches(args.corpus, corpus):
+                        runner.run_cases(batch)
+                except CorpusError as exc:
+                    raise UsageError(str(exc)) from exc
+                if not args.no_generated:
+                    runner.run_generated(GenerationOptions(profile=profile, seed=args.seed,
+                                                           max_examples=args.max_examples))
+                clock.mark("generated")
+                if long and not args.no_generated:
+                    runner.run_long()
+                    clock.mark("long")
+                result = runner.finish()
+                clock.mark("finish")
+            except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM as Stopped
+                stopped = exc
+                progress.enabled = False
+                print(f"\ntokconf run: {describe_stop(exc)} during {runner.phase}; writing what finished",
+                      file=sys.stderr)
+                result = runner.finish(incomplete={"reason": describe_stop(exc), "phase": runner.phase})
+    finally:
+        selected.close()
     finished = _dt.datetime.now(_dt.timezone.utc)
-    if not any(cell.inputs for row in result.matrix.values() for cell in row.values()):
+    if stopped is None and not any(cell.inputs for row in result.matrix.values() for cell in row.values()):
         raise UsageError("no check ran on any input (every adapter unavailable, or no case applies and "
                          "generation is off): nothing was tested. Run `tokconf list` to see why adapters "
                          "are unavailable, or drop --no-generated")
@@ -141,6 +180,10 @@ def run(args: argparse.Namespace) -> int:
     argv = ["tokconf", *(getattr(args, "argv", None) or sys.argv[1:])]
     data = build(result, started=started, finished=finished, argv=argv, case_files=files)
     folder = _run_folder(Path(args.out), run_id(started))
+    from harness.report.outcome_log import LOG_FILE, write_outcome_log
+
+    # every input's outcomes, beside the report: what `tokconf diff` compares input by input
+    data["outcomes"] = {"file": LOG_FILE, "inputs": write_outcome_log(folder / LOG_FILE, result.inputs)}
     write_atomic(folder / "parity.json", data)
     _write_html(folder, data)
     latest = _update_latest(Path(args.out), folder)
@@ -158,6 +201,8 @@ def run(args: argparse.Namespace) -> int:
         clock.add_builds(registry.build_seconds, registry.build_cpu_seconds)
         write_atomic(folder / "harness-profile.json", clock.summary())
         clock.report(sys.stderr)
+    if stopped is not None:
+        return stop_exit_code(stopped)
     return EXIT_DIVERGENCE if result.failed else EXIT_OK
 
 

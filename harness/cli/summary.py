@@ -24,7 +24,7 @@ CODES = {"agree": "ok", "documented": "doc", "unexpected": "FAIL", "stale": "STA
          "unsupported": "-", "unavailable": "n/a"}
 SHORT = {"id-parity": "ids", "expected": "exp", "round-trip": "rt", "per-token-decode": "ptd",
          "decode": "dec", "special-policy": "spc", "encode-ordinary": "ord", "batch": "bat",
-         "error-category": "err", "pretokenize-coverage": "pre", "vocab-consistency": "voc"}
+         "error-category": "err", "pretokenize-coverage": "pre", "api-surface": "api", "vocab-consistency": "voc"}
 _INPUTS = 8  # "  inputs" column
 
 
@@ -88,6 +88,10 @@ def print_summary(result: RunResult, out: TextIO) -> None:
     for note in result.notes:
         out.write(textwrap.fill(f"note: {note}", width=WIDTH, subsequent_indent="      ",
                                 break_on_hyphens=False, break_long_words=False) + "\n")
+    if result.incomplete:
+        out.write(_clip(f"INCOMPLETE: {result.incomplete['reason']} during {result.incomplete['phase']}; "
+                        f"only what finished is reported, nothing after it was checked, and findings were "
+                        f"judged on their own inputs, unshrunk") + "\n")
 
 
 def _failing(record: DivergenceRecord, out: TextIO) -> None:
@@ -99,6 +103,8 @@ def _failing(record: DivergenceRecord, out: TextIO) -> None:
     more = f" (and {record.occurrences - 1} more findings with this input inside)" if record.occurrences > 1 else ""
     out.write(_clip(f"  minimal input: {_text(record.text)}{more}") + "\n")
     out.write(f"  reproduce: {record.evidence.reproduce}\n")
+    if record.evidence.snippet:
+        out.write("  without tokconf:\n" + "".join(f"    {line}\n" for line in record.evidence.snippet.split("\n")))
 
 
 def _absorbing(records: list[DivergenceRecord], out: TextIO) -> None:

@@ -14,9 +14,9 @@ from harness.cases.model import Policy
 from harness.checks.base import ORDINARY, SKIP, Finding, Result, Subject
 from harness.checks import run_text_check
 from harness.checks.ids import compare_ids
-from harness.generate.shrink import shrink
+from harness.generate.shrink import shrink_text
 
-__all__ = ["recheck", "shrink_finding", "shrinkable"]
+__all__ = ["recheck", "shrink_finding", "shrink_finding_bounded", "shrinkable"]
 
 _SHRINKABLE_VOCAB_KINDS = frozenset({"segmentation", "content"})
 
@@ -38,15 +38,24 @@ def shrinkable(finding: Finding) -> bool:
     return finding.check != "vocab-consistency" or finding.kind in _SHRINKABLE_VOCAB_KINDS
 
 
-def shrink_finding(finding: Finding, adapter: Calls, reference: Calls, policy: Policy, *, max_calls: int = 1500) -> Finding:
+def shrink_finding(finding: Finding, adapter: Calls, reference: Calls, policy: Policy, *, max_calls: int = 1500,
+                   max_seconds: float | None = None) -> Finding:
     """The finding on the smallest text that fails the same check with the same kind."""
+    return shrink_finding_bounded(finding, adapter, reference, policy, max_calls=max_calls,
+                                  max_seconds=max_seconds)[0]
+
+
+def shrink_finding_bounded(finding: Finding, adapter: Calls, reference: Calls, policy: Policy, *,
+                           max_calls: int = 1500, max_seconds: float | None = None) -> tuple[Finding, bool]:
+    """:func:`shrink_finding`, and whether ``max_seconds`` cut it short (then the text
+    is the smallest found in time, not necessarily minimal)."""
     if not shrinkable(finding):
-        return finding
+        return finding, False
 
     def same_failure(text: str) -> bool:
         result = recheck(finding, text, adapter, reference, policy)
         return isinstance(result, Finding) and result.kind == finding.kind
 
-    smallest = shrink(finding.text, same_failure, max_calls=max_calls)
-    again = recheck(finding, smallest, adapter, reference, policy)
-    return again if isinstance(again, Finding) else finding
+    shrunk = shrink_text(finding.text, same_failure, max_calls=max_calls, max_seconds=max_seconds)
+    again = recheck(finding, shrunk.text, adapter, reference, policy)
+    return (again if isinstance(again, Finding) else finding), shrunk.timed_out

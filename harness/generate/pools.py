@@ -29,7 +29,7 @@ from harness.atomic import write_atomic
 from harness.generate import strategies
 from harness.vocab import cache_dir
 
-__all__ = ["pool_path", "pooled"]
+__all__ = ["hostile_pool", "pool_path", "pooled"]
 
 _FORMAT = "tokconf-pool-v1"
 
@@ -74,3 +74,21 @@ def pooled(
         except OSError:
             pass  # a read-only cache costs time, not correctness
     return pool
+
+
+def hostile_pool(*, literals: tuple[str, ...] = (), alphabet: frozenset[str] | None = None, count: int,
+                 seed_value: int, cache: bool = False) -> list[str]:
+    """The generated inputs of one encoding (``literals``: its special literals) or of one
+    closed vocabulary (``alphabet``): the fixed atoms first, so small counterexamples are
+    found whatever the hypothesis version, then ``count`` random mixtures (from the disk
+    cache when ``cache``: a derandomized profile makes the same pool every time).
+
+    A pure function of its arguments, so ``--jobs`` processes may build pools in parallel.
+    """
+    if alphabet is not None:
+        key = ["alphabet_text", *sorted(set(alphabet))] if cache else None
+        pool = pooled(strategies.alphabet_text(alphabet), count=count, seed_value=seed_value, key=key)
+        return list(dict.fromkeys([*strategies.hostile_atoms(alphabet=alphabet), *pool]))
+    key = ["hostile_text", *literals] if cache else None
+    pool = pooled(strategies.hostile_text(list(literals)), count=count, seed_value=seed_value, key=key)
+    return list(dict.fromkeys([*strategies.hostile_atoms(list(literals)), *pool]))

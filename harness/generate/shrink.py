@@ -5,44 +5,69 @@ one found by a generated input (hypothesis already shrinks inside a pytest test,
 runner records and re-shrinks every input here so the report shows minimal inputs no
 matter where they came from, and the same input always shrinks to the same result).
 
-The algorithm is delta debugging over code points (Zeller's *ddmin*) followed by two
-cheap passes:
+The algorithm is delta debugging over code points (Zeller's *ddmin*), preceded by a pass
+for long repeated runs and followed by two cheap passes:
 
+0. **runs**: every run of one short unit repeated (``" " * 1000000``, ``"ab" * 5000``;
+   at least :data:`RUN_MIN_CHARS` characters, found by a regular expression) has its
+   repeat count *bisected*: the smallest count that still fails is kept (assuming, as
+   length thresholds do, that more repetitions fail too; a count is only ever accepted
+   when the predicate says it fails). A million-space input needs about twenty tries
+   here, where ddmin would need tens of thousands.
 1. **ddmin**: split the text into ``n`` chunks; try dropping each chunk (keep the
    complement); on success restart with fewer chunks, otherwise double ``n`` until the
-   chunks are single code points.
+   chunks are single code points. Dropping a chunk equal to the chunk just before it
+   gives the string already tried, so it is skipped without building it: inside a
+   uniform run this turns a quadratic pass into a linear one.
 2. **one-by-one**: drop single code points until no single removal still fails, so the
-   result is *1-minimal*: removing any one code point makes the failure go away.
+   result is *1-minimal*: removing any one code point makes the failure go away (again
+   skipping a code point equal to its left neighbour: same string).
 3. **simplify**: replace each code point by a simpler one (``a``, ``0``, space, ``\\n``,
    in that order, only ones "simpler" than the current one) if the failure stays. This
    makes different random inputs with one cause shrink to the same canonical input,
-   e.g. any trailing whitespace to a single space.
+   e.g. any trailing whitespace to a single space. A run is tried as a whole first
+   (all its code points replaced), then only at its two ends.
 
 The predicate decides what "still fails" means; the runner passes one that demands the
 *same kind* of divergence for the same adapter and check, so shrinking never wanders off
 to a different bug. The empty string is a candidate like any other (an adapter may well
 fail on it). The predicate is never called twice with one text, nor more than
-``max_calls`` times.
+``max_calls`` times, nor (with ``max_seconds``) after that many seconds: then the
+smallest failing text found so far is the result, and :attr:`Shrunk.timed_out` says so.
 
 Worked example: a bug that only shows on CRLF, found inside a longer input::
 
     >>> shrink("ab\\r\\ncd\\r", lambda s: "\\r\\n" in s)
     '\\r\\n'
 
-and a bug about trailing whitespace, where the simplify pass turns a tab into a space::
+a bug about trailing whitespace, where the simplify pass turns a tab into a space::
 
     >>> shrink("xyz\\t", lambda s: s[-1:].isspace())
     ' '
+
+and a length threshold on a long run, found by bisecting the run::
+
+    >>> len(shrink(" " * 100000 + "x", lambda s: s.count(" ") >= 4321 and s.endswith("x")))
+    4322
 """
 
 from __future__ import annotations
 
+import re
+import time
+from dataclasses import dataclass
 from typing import Callable
 
-__all__ = ["SIMPLE_CHARS", "shrink", "simplicity"]
+__all__ = ["RUN_MIN_CHARS", "SIMPLE_CHARS", "Shrunk", "runs", "shrink", "shrink_text", "simplicity"]
 
 #: Replacement candidates of the simplify pass, simplest first.
 SIMPLE_CHARS: tuple[str, ...] = ("a", "0", " ", "\n")
+#: A repeated unit counts as a run (pass 0) from this many code points on.
+RUN_MIN_CHARS = 16
+#: The longest repeated unit pass 0 looks for.
+RUN_MAX_PERIOD = 8
+# the lazy unit makes the shortest period win ("    " is " " four times, not "  " twice)
+_RUN = re.compile(r"(.{1,%d}?)\1{3,}" % RUN_MAX_PERIOD, re.DOTALL)
 
 
 def simplicity(ch: str) -> tuple[int, int]:
@@ -56,18 +81,52 @@ def simplicity(ch: str) -> tuple[int, int]:
     return (1, ord(ch))
 
 
-class _Budget:
-    """Counts predicate calls; memoises answers so no text is tried twice."""
+def runs(text: str) -> list[tuple[int, str, int]]:
+    """The runs pass 0 works on: (start, unit, count), left to right.
 
-    def __init__(self, predicate: Callable[[str], bool], max_calls: int) -> None:
+    >>> runs("x" + " " * 20 + "ab" * 10 + "y")
+    [(1, ' ', 20), (21, 'ab', 10)]
+    """
+    found = []
+    for match in _RUN.finditer(text):
+        unit = match.group(1)
+        length = match.end() - match.start()
+        if length >= RUN_MIN_CHARS:
+            found.append((match.start(), unit, length // len(unit)))
+    return found
+
+
+@dataclass(frozen=True)
+class Shrunk:
+    """The result of :func:`shrink_text`: the text, the predicate calls made, and
+    whether the time bound stopped it (then the text may not be minimal)."""
+
+    text: str
+    calls: int
+    timed_out: bool
+
+
+class _Budget:
+    """Counts predicate calls and time; memoises answers so no text is tried twice."""
+
+    def __init__(self, predicate: Callable[[str], bool], max_calls: int, max_seconds: float | None) -> None:
         self._predicate = predicate
         self._max = max_calls
+        self._deadline = None if max_seconds is None else time.monotonic() + max_seconds
         self._seen: dict[str, bool] = {}
         self.calls = 0
+        self.timed_out = False
 
     @property
     def exhausted(self) -> bool:
-        return self.calls >= self._max
+        if self.calls >= self._max:
+            return True
+        if self._deadline is not None and time.monotonic() >= self._deadline:
+            self.timed_out = True
+        return self.timed_out
+
+    def tried(self, text: str) -> bool:
+        return text in self._seen
 
     def fails(self, text: str) -> bool:
         if text in self._seen:
@@ -87,20 +146,44 @@ class _Budget:
         return result
 
 
-def shrink(text: str, fails: Callable[[str], bool], *, max_calls: int = 2000) -> str:
+def shrink(text: str, fails: Callable[[str], bool], *, max_calls: int = 2000, max_seconds: float | None = None) -> str:
     """The smallest variant of ``text`` found for which ``fails`` still holds.
 
     ``fails(text)`` is assumed true (it is not re-checked). The result is a
     subsequence of ``text`` (after the simplify pass: with some code points replaced by
-    simpler ones), deterministic for a deterministic predicate.
+    simpler ones; after the runs pass: with fewer repetitions of a unit), deterministic
+    for a deterministic predicate that the bounds do not cut short.
     """
-    budget = _Budget(fails, max_calls)
+    return shrink_text(text, fails, max_calls=max_calls, max_seconds=max_seconds).text
+
+
+def shrink_text(text: str, fails: Callable[[str], bool], *, max_calls: int = 2000,
+                max_seconds: float | None = None) -> Shrunk:
+    """:func:`shrink`, saying how many calls it made and whether time ran out."""
+    budget = _Budget(fails, max_calls, max_seconds)
     budget._seen[text] = True
+    text = _halve_runs(text, budget)
     current = list(text)
     current = _ddmin(current, budget)
     current = _one_by_one(current, budget)
     current = _simplify(current, budget)
-    return "".join(current)
+    return Shrunk("".join(current), budget.calls, budget.timed_out)
+
+
+def _halve_runs(text: str, budget: _Budget) -> str:
+    # right to left, so the positions of the runs still to do stay valid
+    for start, unit, count in reversed(runs(text)):
+        end = start + len(unit) * count
+        head, tail = text[:start], text[end:]
+        low, high = 0, count  # ``high`` repetitions are known to fail
+        while low < high and not budget.exhausted:
+            middle = (low + high) // 2
+            if budget.fails(head + unit * middle + tail):
+                high = middle
+            else:
+                low = middle + 1
+        text = head + unit * high + tail
+    return text
 
 
 def _ddmin(chars: list[str], budget: _Budget) -> list[str]:
@@ -110,6 +193,8 @@ def _ddmin(chars: list[str], budget: _Budget) -> list[str]:
         starts = list(range(0, len(chars), size))
         reduced = False
         for start in starts:
+            if start >= size and chars[start:start + size] == chars[start - size:start]:
+                continue  # dropping it leaves the same text as dropping the chunk before
             complement = chars[:start] + chars[start + size :]
             if budget.fails("".join(complement)):
                 chars = complement
@@ -128,6 +213,8 @@ def _one_by_one(chars: list[str], budget: _Budget) -> list[str]:
     while changed and not budget.exhausted:
         changed = False
         for i in range(len(chars)):
+            if i and chars[i] == chars[i - 1]:
+                continue  # same text as dropping its left neighbour
             candidate = chars[:i] + chars[i + 1 :]
             if budget.fails("".join(candidate)):
                 chars = candidate
@@ -137,7 +224,24 @@ def _one_by_one(chars: list[str], budget: _Budget) -> list[str]:
 
 
 def _simplify(chars: list[str], budget: _Budget) -> list[str]:
+    text = "".join(chars)
+    for start, unit, count in runs(text):
+        if len(unit) != 1:
+            continue
+        end = start + count
+        for replacement in SIMPLE_CHARS:
+            if budget.exhausted or simplicity(replacement) >= simplicity(chars[start]):
+                break
+            candidate = chars[:start] + [replacement] * count + chars[end:]
+            if budget.fails("".join(candidate)):
+                chars = candidate
+                break
+    interior = set()
+    for start, unit, count in runs("".join(chars)):
+        interior.update(range(start + 1, start + len(unit) * count - 1))
     for i in range(len(chars)):
+        if i in interior:
+            continue
         for replacement in SIMPLE_CHARS:
             if budget.exhausted or simplicity(replacement) >= simplicity(chars[i]):
                 break

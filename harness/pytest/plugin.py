@@ -36,6 +36,16 @@ command that reproduces it. Unavailable adapters are listed in the terminal summ
 with its whole reason (wrapped to the terminal, never cut). The items count in pytest's
 "collected N items" header, also when the suite is added by the options alone.
 ``--tokconf-report DIR`` also writes the parity report ``tokconf run`` would write.
+
+Isolation and parallelism mirror ``tokconf run``: foreign adapters run in worker
+processes (``--tokconf-isolate``, ``--tokconf-no-isolate``, ``--tokconf-timeout``,
+``--tokconf-memory-limit``); ``--tokconf-jobs N`` runs the pre-pass (vocabulary checks,
+documented cases) and every case item ahead over N processes, each item then judged as
+it runs (the generated items are hypothesis tests and stay one at a time: hypothesis
+drives them input by input). ``--tokconf-long`` adds the cases tagged long.
+
+``--tokconf-golden FILE`` adds one item that gates on a golden (``tokconf snapshot``),
+``--tokconf-update-golden`` rewrites it instead (:mod:`harness.pytest.golden`).
 """
 
 from __future__ import annotations
@@ -52,7 +62,8 @@ import pytest
 __all__ = ["SuiteRequest", "tokconf_suite"]
 
 _OPTIONS = ("tokconf_impl", "tokconf_encoding", "tokconf_cases", "tokconf_plugin", "tokconf_reference",
-            "tokconf_report", "tokconf_profile", "tokconf_no_generated")
+            "tokconf_report", "tokconf_profile", "tokconf_no_generated", "tokconf_jobs", "tokconf_isolate",
+            "tokconf_no_isolate", "tokconf_timeout", "tokconf_memory_limit", "tokconf_long")
 _SUITES = pytest.StashKey[dict]()
 _USED = pytest.StashKey[list]()
 
@@ -108,6 +119,23 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="only the YAML cases, no generated checks")
     group.addoption("--tokconf-report", metavar="DIR", default=None,
                     help="also write the parity report (parity.json, parity.html) into DIR")
+    group.addoption("--tokconf-jobs", type=int, default=None, metavar="N",
+                    help="run the vocabulary checks and the cases over N processes (the generated "
+                         "hypothesis tests stay one at a time)")
+    group.addoption("--tokconf-isolate", action="store_true", default=False,
+                    help="every adapter in a worker process (default: only foreign ones)")
+    group.addoption("--tokconf-no-isolate", action="store_true", default=False,
+                    help="every adapter in this process (a crash ends the session)")
+    group.addoption("--tokconf-timeout", type=float, default=None, metavar="SECONDS",
+                    help="an isolated call taking longer is a timeout outcome (default 60)")
+    group.addoption("--tokconf-memory-limit", type=int, default=None, metavar="MB",
+                    help="address-space limit of each worker (default 4096; 0 = none)")
+    group.addoption("--tokconf-long", action="store_true", default=False,
+                    help="also the cases tagged long (on under the nightly profile)")
+    group.addoption("--tokconf-golden", metavar="FILE", default=None,
+                    help="gate on a golden (tokconf snapshot): one item that fails on any changed outcome")
+    group.addoption("--tokconf-update-golden", action="store_true", default=False,
+                    help="with --tokconf-golden: rewrite the golden (same inputs) instead of gating")
 
 
 def _requested_by_options(config: pytest.Config) -> bool:
@@ -119,6 +147,12 @@ def _options(config: pytest.Config, request: SuiteRequest) -> Any:
 
     get = config.getoption
     cases = tuple(get("tokconf_cases")) or request.cases
+    if get("tokconf_isolate") and get("tokconf_no_isolate"):
+        raise pytest.UsageError("tokconf: --tokconf-isolate and --tokconf-no-isolate exclude each other")
+    jobs = get("tokconf_jobs") or 1
+    if jobs < 1:
+        raise pytest.UsageError(f"tokconf: --tokconf-jobs must be at least 1, got {jobs}")
+    memory = get("tokconf_memory_limit")
     return SuiteOptions(
         impls=tuple(get("tokconf_impl")) or request.impls,
         encodings=tuple(get("tokconf_encoding")) or request.encodings,
@@ -127,6 +161,11 @@ def _options(config: pytest.Config, request: SuiteRequest) -> Any:
         references=request.references + tuple(get("tokconf_reference")),
         profile=get("tokconf_profile") or request.profile,
         generated=request.generated and not get("tokconf_no_generated"),
+        jobs=jobs,
+        isolate="all" if get("tokconf_isolate") else "none" if get("tokconf_no_isolate") else "auto",
+        timeout_s=get("tokconf_timeout") or 60.0,
+        memory_limit_mb=4096 if memory is None else (memory or None),
+        long=bool(get("tokconf_long")),
     )
 
 
@@ -152,6 +191,13 @@ def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: objec
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    golden = config.getoption("tokconf_golden", default=None)
+    if golden:
+        from harness.pytest.golden import GoldenItem
+
+        items.append(GoldenItem.from_parent(session, name=f"tokconf-golden[{golden}]", nodeid=f"tokconf-golden[{golden}]",
+                                            golden=golden, update=bool(config.getoption("tokconf_update_golden")),
+                                            impls=tuple(config.getoption("tokconf_impl") or ())))
     if not _requested_by_options(config):
         return
     if any(isinstance(i, _TokconfItem) for i in items):
@@ -341,6 +387,11 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
             terminalreporter.write_line(f"tokconf: parity report: {_write_report(suite, target)}")
 
 
+def pytest_unconfigure(config: pytest.Config) -> None:
+    for suite in config.stash.get(_SUITES, {}).values():
+        suite.close()
+
+
 def _write_report(suite: Any, target: str) -> str:
     """Run what ``tokconf run`` runs with the suite's options and write its report."""
     options = suite.options
@@ -352,6 +403,11 @@ def _write_report(suite: Any, target: str) -> str:
             argv += [flag, str(value)]
     if options.profile:
         argv += ["--profile", options.profile]
+    argv += ["--jobs", str(options.jobs), "--timeout", str(options.timeout_s),
+             "--memory-limit", str(options.memory_limit_mb or 0)]
+    argv += {"all": ["--isolate"], "none": ["--no-isolate"]}.get(options.isolate, [])
+    if options.long:
+        argv.append("--long")
     if not options.generated:
         argv.append("--no-generated")
     from harness.cli import UsageError, build_parser

@@ -29,6 +29,7 @@ from harness.escapes import escape_text
 from harness.generate.minimise import shrink_finding
 from harness.run.result import DivergenceRecord
 from harness.generate.budget import calibrate
+from harness.run.parallel import judge_delta
 from harness.run.runner import GENERATED_CHECKS, Runner, case_adapter_names
 from harness.run.settle import Candidate
 from harness.run.selection import Selected
@@ -60,6 +61,14 @@ class SuiteOptions:
     generated: bool = True
     #: seconds of generated checking per adapter before slower adapters get fewer examples
     time_budget_s: float = 12.0
+    #: processes for the pre-pass and the case items (``--tokconf-jobs``)
+    jobs: int = 1
+    #: ``auto`` (foreign adapters in workers), ``all`` or ``none``; the workers' limits
+    isolate: str = "auto"
+    timeout_s: float = 60.0
+    memory_limit_mb: int | None = 4096
+    #: the cases tagged long too (also under the nightly profile)
+    long: bool = False
 
 
 class Suite:
@@ -78,16 +87,23 @@ class Suite:
         from harness.registry import RegistryError, default_registry
         from harness.run.selection import SelectionError, parse_references, select
 
+        from harness.worker.setup import Isolation, WorkerSetup
+
         try:
             registry = default_registry(plugins=self.options.plugins)
             paths = list(self.options.cases) if self.options.cases is not None else [default_cases_dir()]
-            cases = load_cases(paths)
+            long = self.options.long or self.profile == "nightly"
+            cases = [c for c in load_cases(paths) if long or not c.long]
+            isolation = Isolation(mode=self.options.isolate, timeout_s=self.options.timeout_s,  # type: ignore[arg-type]
+                                  memory_limit_mb=self.options.memory_limit_mb,
+                                  setup=WorkerSetup.from_registry(registry))
             files = [str(p) for p in case_files(paths)]
             selected = select(
                 registry, impls=self.options.impls, encodings=self.options.encodings,
                 references=parse_references(self.options.references),
                 case_adapters=case_adapter_names(cases),
                 case_references=[c.reference for c in cases if c.reference],
+                isolation=isolation,
             )
             self.required = [*self.options.impls, *registry.plugin_names()]
         except (RegistryError, CaseFileError, FileNotFoundError, SelectionError) as exc:
@@ -132,18 +148,35 @@ class Suite:
     @cached_property
     def judge(self) -> Runner:
         """A runner that knows every documented kind and the vocabulary findings."""
-        scout = Runner(self.selected)
+        scout = Runner(self.selected, jobs=self.options.jobs)
         scout.run_vocab()
-        for case in self.cases:
-            if case.documented:
-                scout.run_case(case)
-        judge = Runner(self.selected)
+        scout.run_cases([case for case in self.cases if case.documented])
+        scout.jobs.close()
+        judge = Runner(self.selected, jobs=self.options.jobs)
         judge.documentation = scout.documentation
         judge.vocab_findings = scout.vocab_findings
         return judge
 
+    @cached_property
+    def _case_deltas(self) -> dict[str, object]:
+        """With --tokconf-jobs N: every case run ahead in parallel, judged item by item."""
+        judge = self.judge
+        deltas = judge.jobs.deltas("cases", [((case,), judge._vocab_for([case])) for case in self.cases])
+        return {case.id: delta for case, delta in zip(self.cases, deltas)}
+
     def judge_case(self, case: Case) -> list[DivergenceRecord]:
+        if self.options.jobs > 1:
+            delta = self._case_deltas.pop(case.id, None)
+            if delta is not None:
+                return judge_delta(self.judge, delta)
         return self.judge.run_case_judged(case)
+
+    def close(self) -> None:
+        """End the --tokconf-jobs processes and the workers (at the end of the session)."""
+        if "judge" in self.__dict__:
+            self.judge.jobs.close()
+        if "_loaded" in self.__dict__:
+            self.selected.close()
 
     def vocab_records(self, name: str) -> list[DivergenceRecord]:
         judge = self.judge
@@ -240,5 +273,8 @@ def describe_record(record: DivergenceRecord) -> str:
         shown = ", ".join(f"{r['pair']}@{r['rank']}" for r in rounds[:12])
         lines.append(f"  trace {name}: {shown}{' ...' if len(rounds) > 12 else ''}")
     lines.append(f"  reproduce: {evidence.reproduce}")
+    if evidence.snippet:
+        lines.append("  without tokconf:")
+        lines += [f"    {line}" for line in evidence.snippet.split("\n")]
     return "\n".join(lines)
 

@@ -20,6 +20,7 @@ from typing import Any, Iterator, Literal, Mapping
 
 from harness.report.schema import STATUSES
 from harness.report.view import neutralize, outcome_line, short_visible
+from harness.report.bounds import input_json, input_text
 
 __all__ = [
     "AdapterChange",
@@ -59,7 +60,7 @@ class DivergenceChange:
     def to_json(self) -> dict[str, Any]:
         return {
             "kind": self.kind, "adapter": self.adapter, "check": self.check,
-            "input": {"text": self.text, "escaped": (self.new or self.old or {}).get("input", {}).get("escaped")},
+            "input": input_json(self.text),
             "old": _brief(self.old), "new": _brief(self.new), "notes": list(self.notes), "gates": self.gates,
         }
 
@@ -124,6 +125,8 @@ class RunDiff:
     environment: tuple[VersionChange, ...] = field(default=())
     checks_added: tuple[str, ...] = ()
     checks_removed: tuple[str, ...] = ()
+    #: inputs both runs saw whose outcome changed (from the runs' outcome logs)
+    inputs: tuple[Any, ...] = ()
 
     def of_kind(self, kind: Kind) -> list[DivergenceChange]:
         return [c for c in self.divergences if c.kind == kind]
@@ -152,11 +155,14 @@ class RunDiff:
             "environment": [vars(c) for c in self.environment],
             "cells": [vars(c) for c in self.cells],
             "checks": {"added": list(self.checks_added), "removed": list(self.checks_removed)},
+            "changed_inputs": [c.to_json() for c in self.inputs],
         }
 
 
-def diff_runs(old: Mapping[str, Any], new: Mapping[str, Any]) -> RunDiff:
-    """Compare two validated parity.json documents."""
+def diff_runs(old: Mapping[str, Any], new: Mapping[str, Any], *, old_inputs: Mapping[Any, Any] | None = None,
+              new_inputs: Mapping[Any, Any] | None = None) -> RunDiff:
+    """Compare two validated parity.json documents (and, when given, their outcome logs:
+    :mod:`harness.report.outcome_log`)."""
     old_divs, new_divs = dict(_keyed(old)), dict(_keyed(new))
     changes: list[DivergenceChange] = []
     unchanged = 0
@@ -194,7 +200,16 @@ def diff_runs(old: Mapping[str, Any], new: Mapping[str, Any]) -> RunDiff:
         environment=tuple(_mapping_changes(_env_facts(old), _env_facts(new))),
         checks_added=tuple(c for c in new["checks"] if c not in old["checks"]),
         checks_removed=tuple(c for c in old["checks"] if c not in new["checks"]),
+        inputs=tuple(_input_changes(old_inputs, new_inputs)),
     )
+
+
+def _input_changes(old: Mapping[Any, Any] | None, new: Mapping[Any, Any] | None) -> Iterator[Any]:
+    if not old or not new:
+        return iter(())
+    from harness.report.outcome_log import diff_inputs
+
+    return diff_inputs(old, new)
 
 
 def _keyed(run: Mapping[str, Any]) -> Iterator[tuple[tuple[str, str, str, int], Mapping[str, Any]]]:
@@ -202,7 +217,7 @@ def _keyed(run: Mapping[str, Any]) -> Iterator[tuple[tuple[str, str, str, int], 
     # the occurrence number keeps both, paired in order.
     seen: Counter[tuple[str, str, str]] = Counter()
     for d in run["divergences"]:
-        base = (d["adapter"], d["check"], d["input"]["text"])
+        base = (d["adapter"], d["check"], input_text(d["input"]))
         yield (*base, seen[base]), d
         seen[base] += 1
 
@@ -231,7 +246,7 @@ def _outcome_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> Iterator
         out: dict[tuple[str, str, str], Mapping[str, Any]] = {}
         for d in run["divergences"]:
             for name, outcome in d["outcomes"].items():
-                out.setdefault((name, d["check"], d["input"]["text"]), outcome)
+                out.setdefault((name, d["check"], input_text(d["input"])), outcome)
         return out
 
     before, after = table(old), table(new)
@@ -379,6 +394,15 @@ def format_text(diff: RunDiff) -> str:
         for o in diff.outcomes:
             lines.append(f"  {n(o.adapter)} x {n(o.check)}  \"{short_visible(o.text)}\"")
             lines.append(f"      {outcome_line(o.old)} -> {outcome_line(o.new)}")
+    if diff.inputs:
+        kinds = Counter(c.kind for c in diff.inputs)
+        lines.append(f"inputs whose outcome changed: {len(diff.inputs)} ("
+                     + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())) + ")")
+        for c in diff.inputs[:200]:
+            lines.append(f"  [{c.kind}] {n(c.adapter)}  \"{short_visible(c.text)}\"  ({n(c.policy)}, {c.origin})")
+            lines.append(f"      {n(c.before.describe()[:160])} -> {n(c.after.describe()[:160])}")
+        if len(diff.inputs) > 200:
+            lines.append(f"  ... and {len(diff.inputs) - 200} more (all in --json)")
     if diff.cells:
         lines.append(f"cells that changed status: {len(diff.cells)}")
         for c in diff.cells:

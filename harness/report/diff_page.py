@@ -49,4 +49,6 @@ def render_diff(old: Mapping[str, Any], new: Mapping[str, Any], diff: RunDiff | 
         sections=sections,
         outcomes=[{"change": o, "short": short_visible(o.text), "old": outcome_line(o.old),
                    "new": outcome_line(o.new)} for o in diff.outcomes],
+        inputs=[{"change": c, "short": short_visible(c.text), "old": c.before.describe()[:200],
+                 "new": c.after.describe()[:200]} for c in diff.inputs[:2000]],
     )

@@ -19,6 +19,7 @@ from harness.escapes import visible
 from harness.report.schema import STATUSES, validate_parity
 from harness.report.render import render_page
 from harness.report.view import adapter_order, align_ids, hex_groups, outcome_line, short_visible
+from harness.report.bounds import LONG_CHARS, input_text
 
 __all__ = ["CELL_LABELS", "divergence_view", "parity_context", "render_report"]
 
@@ -84,6 +85,7 @@ def parity_context(data: Mapping[str, Any]) -> dict[str, Any]:
                 })
         rows.append({
             "name": name,
+            "language": adapter.get("language", "Python"),
             "encoding": adapter["encoding"],
             "available": adapter["status"] == "available",
             "reason": adapter["reason"],
@@ -92,6 +94,7 @@ def parity_context(data: Mapping[str, Any]) -> dict[str, Any]:
         })
     summary = data["summary"]
     failing = summary["unexpected"] + summary["stale"]
+    incomplete = data["run"].get("incomplete")
     return {
         "tool": data["tool"],
         "run": data["run"],
@@ -101,9 +104,12 @@ def parity_context(data: Mapping[str, Any]) -> dict[str, Any]:
         "checks": checks,
         "statuses": STATUSES,
         "summary": summary,
-        "verdict": "fail" if failing else "pass",
-        "verdict_text": (f"FAIL: {summary['unexpected']} unexpected, {summary['stale']} stale cell(s)"
-                         if failing else "PASS: only agreements and documented divergences"),
+        "verdict": "fail" if failing or incomplete else "pass",
+        "verdict_text": (f"INCOMPLETE ({incomplete['reason']}, during {incomplete['phase']}): only what finished is "
+                         f"shown; " if incomplete else "")
+                        + (f"FAIL: {summary['unexpected']} unexpected, {summary['stale']} stale cell(s)"
+                           if failing else "PASS: only agreements and documented divergences"
+                           if not incomplete else "no failure among what finished"),
         "rows": rows,
         "groups": groups,
         "divergence_count": len(data["divergences"]),
@@ -125,6 +131,8 @@ def adapter_view(adapter: Mapping[str, Any], reference_names: set[str]) -> dict[
         "special_policy": caps.get("special_policy"),
         "flags": flags,
         "notes": list(caps.get("notes") or []),
+        "language": adapter.get("language", "Python"),
+        "bundled": [{"file": name, **v} for name, v in sorted((adapter.get("vocabulary") or {}).items())],
         # the distribution only where the library column does not already say it
         "distribution": provenance.get("distribution") if not adapter["library"] else None,
         "dist_version": provenance.get("version"),
@@ -141,7 +149,8 @@ def divergence_view(d: Mapping[str, Any], *, anchor_prefix: str = "") -> dict[st
 
     ``anchor_prefix`` keeps HTML ids unique when two runs share a page (``tokconf diff``).
     """
-    text = d["input"]["text"]
+    full = input_text(d["input"])
+    text = full if len(full) < LONG_CHARS else d["input"]["escaped"]  # a long input is shown by its ends
     names = adapter_order(d)
     columns, id_rows = align_ids(d, names)
     first = d["first_difference"]
@@ -173,10 +182,11 @@ def divergence_view(d: Mapping[str, Any], *, anchor_prefix: str = "") -> dict[st
     return {
         **d,
         "anchor": anchor_prefix + d["id"],
+        "snippet": d.get("snippet"),
         "short": short_visible(text),
         "visible": visible(text),
-        "nchars": len(text),
-        "nbytes": len(text.encode("utf-8", "surrogatepass")),
+        "nchars": len(full),
+        "nbytes": len(full.encode("utf-8", "surrogatepass")),
         "hex": hexed,
         "surrogates": surrogates,
         "chunk_visible": None if d["first_differing_chunk"] is None else visible(d["first_differing_chunk"]),

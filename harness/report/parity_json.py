@@ -17,7 +17,7 @@ from typing import Any, Iterable
 
 from harness import atomic
 from harness.checks.kinds import kind_words
-from harness.escapes import escape_text
+from harness.report.bounds import LONG_CHARS, abbreviate, clip, evidence_json, input_json
 from harness.outcomes import Outcome
 from harness.registry import library_version
 from harness.run.result import RunResult
@@ -75,6 +75,21 @@ def _vocabularies() -> dict[str, str]:
     return {name: spec.sha256 for name, spec in sorted(VOCAB_FILES.items()) if vocab_unavailable_reason(name) is None}
 
 
+def _bundled(vocabulary: tuple[tuple[str, str], ...]) -> dict[str, dict[str, Any]]:
+    """The rank tables an adapter's library bundles, beside the pinned hashes.
+
+    >>> _bundled((("cl100k_base.tiktoken", "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"),))
+    {'cl100k_base.tiktoken': {'sha256': '223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7', 'pinned': '223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7', 'matches': True}}
+    """
+    from harness.vocab import VOCAB_FILES
+
+    out = {}
+    for name, digest in vocabulary:
+        pinned = VOCAB_FILES[name].sha256 if name in VOCAB_FILES else None
+        out[name] = {"sha256": digest, "pinned": pinned, "matches": None if pinned is None else digest == pinned}
+    return out
+
+
 def _libraries(result: RunResult) -> dict[str, str | None]:
     names = list(BASE_LIBRARIES) + sorted({a.library for a in result.adapters if a.library})
     return {name: library_version(name) for name in dict.fromkeys(names)}
@@ -99,6 +114,9 @@ def build(
             "reason": row.reason if not row.available else None,
             "capabilities": row.capabilities.to_json() if row.capabilities is not None else None,
             "provenance": row.provenance.to_json() if row.provenance is not None else None,
+            **({"isolated": row.isolated} if row.isolated else {}),
+            **({"language": row.language} if row.language != "Python" else {}),
+            **({"vocabulary": _bundled(row.vocabulary)} if row.vocabulary else {}),
         }
         for row in result.adapters
     ]
@@ -113,6 +131,11 @@ def build(
     divergences = []
     for record in result.divergences:
         evidence = record.evidence
+        long_input = len(record.text) >= LONG_CHARS
+        shown, truncated = evidence_json(
+            {label: outcome_json(o) for label, o in evidence.outcomes.items()}, evidence.pieces,
+            evidence.piece_bytes, evidence.traces, long_input=long_input)
+        chunk = evidence.first_differing_chunk
         divergences.append({
             "id": record.id,
             "adapter": record.adapter,
@@ -124,23 +147,22 @@ def build(
             "case": record.case,
             "reason": record.reason,
             "doc_source": record.doc_source,
-            "input": {"text": record.text, "escaped": escape_text(record.text)},
+            "input": input_json(record.text),
             "first_difference": evidence.first_difference,
-            "first_differing_chunk": evidence.first_differing_chunk,
-            "outcomes": {label: outcome_json(o) for label, o in evidence.outcomes.items()},
-            "pieces": evidence.pieces,
-            "piece_bytes": evidence.piece_bytes,
-            "traces": evidence.traces,
+            "first_differing_chunk": abbreviate(chunk) if chunk is not None else None,
+            **shown,
             "reproduce": evidence.reproduce,
+            **({"snippet": evidence.snippet} if evidence.snippet else {}),
             "kind": record.kind,
             "kind_words": kind_words(record.kind),
-            "detail": record.detail,
-            "symptoms": [{"check": c, "kind": k, "kind_words": kind_words(k), "detail": d}
+            "detail": clip(record.detail),
+            "symptoms": [{"check": c, "kind": k, "kind_words": kind_words(k), "detail": clip(d)}
                          for c, k, d in record.symptoms],
             "occurrences": record.occurrences,
             "absorbed": record.absorbed,
-            "absorbed_examples": [{"text": x, "escaped": escape_text(x)} for x in record.absorbed_examples],
+            "absorbed_examples": [input_json(x) for x in record.absorbed_examples],
             "domain": record.domain.to_json() if record.domain is not None else None,
+            **({"truncated": truncated} if truncated else {}),
         })
     return {
         "schema_version": SCHEMA_VERSION,
@@ -154,6 +176,7 @@ def build(
             "cases": list(case_files),
             "generated": result.generated,
             "references": dict(result.references),
+            **({"incomplete": dict(result.incomplete)} if result.incomplete else {}),
         },
         "environment": {
             "python": platform.python_version(),

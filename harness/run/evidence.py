@@ -9,7 +9,9 @@ Given a (shrunk) :class:`~harness.checks.base.Finding`, :func:`gather` collects
 - the merge rounds of the adapters that can trace;
 - the command that reproduces it: ``tokconf encode --escapes --impl A --impl B -- '...'``
   (``tokconf decode`` for divergences about given IDs), with the ``--plugin`` flags an
-  adapter from a plugin needs and the flags of the policy it was seen under.
+  adapter from a plugin needs and the flags of the policy it was seen under;
+- for an adapter in another language, its own short program that shows the divergence
+  without tokconf (:func:`foreign_snippet`: two lines of Node for a JavaScript adapter).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from harness.calls import Calls
-from harness.cases.model import Policy
+from harness.cases.model import LONG_TEXT_CHARS, Policy
 from harness.checks.base import Finding, declared_policy, first_difference, policy_flags
 from harness.escapes import escape_text, visible_bytes
 from harness.outcomes import Outcome
@@ -41,6 +43,8 @@ class Evidence:
     piece_bytes: dict[str, list[str | None]]
     traces: dict[str, list[dict[str, Any]]]
     reproduce: str
+    #: for an adapter in another language: a short program showing it without tokconf
+    snippet: str | None = None
 
 
 def plugin_target(calls: Calls) -> str | None:
@@ -89,14 +93,51 @@ def reproduce_command(finding: Finding, adapter: Calls, reference: Calls) -> str
         for name in names:
             parts += ["--impl", name]
         parts += policy_flags(finding.policy)
+        if len(finding.text) >= LONG_TEXT_CHARS:
+            # a million characters do not fit a command line: a program writes them, or
+            # (not one repeated run) the report holds them
+            writer = _writer(finding.text)
+            if writer is None:
+                parts += ["--file", "INPUT.txt"]
+                return (" ".join(shlex.quote(p) for p in parts)
+                        + "  # INPUT.txt: this divergence's input.text from parity.json, as UTF-8")
+            parts += ["--file", "-"]
+            return f"{writer} | " + " ".join(shlex.quote(p) for p in parts)
         parts += ["--", escape_text(finding.text, runs=True)]
     return " ".join(shlex.quote(p) for p in parts)
+
+
+def _writer(text: str) -> str | None:
+    """A shell command that writes ``text`` exactly (UTF-8, surrogates passed) to stdout,
+    if it is one repeated run between short ends (else None).
+
+    >>> print(_writer("x" + " " * 20000))
+    python3 -c 'import sys; sys.stdout.buffer.write(("x" + " " * 20000).encode("utf-8", "surrogatepass"))'
+    """
+    from harness.report.bounds import as_generated
+
+    generated = as_generated(text)
+    if generated is None:
+        return None
+    pieces = [_literal(generated.before)] if generated.before else []
+    pieces.append(f"{_literal(generated.repeat)} * {generated.times}")
+    pieces += [_literal(generated.then)] if generated.then else []
+    expression = " + ".join(pieces)
+    program = f'import sys; sys.stdout.buffer.write(({expression}).encode("utf-8", "surrogatepass"))'
+    return "python3 -c " + shlex.quote(program)
+
+
+def _literal(text: str) -> str:
+    """A double-quoted Python literal with every non-ASCII or control code point escaped."""
+    body = text.encode("unicode_escape").decode("ascii").replace('"', '\\"')
+    return '"' + body + '"'
 
 
 def _about_decoding(finding: Finding) -> bool:
     """A difference in how IDs become text, not in how text becomes IDs."""
     return bool(finding.ids) and finding.check in ("round-trip", "per-token-decode", "decode") and (
         finding.kind in ("text", "strict") or finding.kind.startswith(("decode:", "piece:")))
+
 
 
 def _calls_for(label: str, adapter: Calls, reference: Calls) -> Calls:
@@ -168,6 +209,7 @@ def trace_segments(trace: Callable[[str], Outcome], text: str, specials: dict[st
 
 def _trace(calls: Calls, text: str, policy: Policy, special_policy: str) -> list[dict[str, Any]] | None:
     traced = trace_segments(calls.trace, text, calls.info.specials, policy, special_policy)
+    # Outcome.ok keeps sequences as tuples; the report's JSON wants lists
     return list(traced.value) if traced.is_ok else None
 
 
@@ -202,4 +244,15 @@ def gather(finding: Finding, adapter: Calls, reference: Calls, *, extra_outcomes
         piece_bytes=piece_hex,
         traces=traces,
         reproduce=reproduce_command(finding, adapter, reference),
+        snippet=foreign_snippet(finding, adapter),
     )
+
+
+def foreign_snippet(finding: Finding, adapter: Calls) -> str | None:
+    """The adapter's own two-line program for this divergence, when it runs in another
+    language (a JavaScript adapter answers the ``snippet`` operation); else ``None``."""
+    if adapter.info.language == "Python":
+        return None
+    outcome = adapter.executor.call("snippet", finding.check, finding.kind, finding.text, finding.policy,
+                                    finding.decode_ids)
+    return outcome.value if outcome.is_ok and isinstance(outcome.value, str) else None

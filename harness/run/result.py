@@ -37,6 +37,12 @@ class AdapterRow:
     provider: str = ""
     #: what exactly was tested: distribution, version, files read (harness.provenance)
     provenance: Provenance | None = None
+    #: how it ran when isolated ("worker process; network: ..."); None = in process
+    isolated: str | None = None
+    #: the language its users call it from (AdapterInfo.language)
+    language: str = "Python"
+    #: (pinned file, SHA-256 of the ranks the library bundles) (AdapterInfo.vocabulary)
+    vocabulary: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -134,6 +140,10 @@ class RunResult:
     max_examples: int
     budgets: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: set when the run was interrupted: {"reason": ..., "phase": ...}
+    incomplete: dict[str, str] | None = None
+    #: (text, policy) -> {"origin", "case", "outcomes": {adapter: Outcome}} (``Runner.inputs``)
+    inputs: dict = field(default_factory=dict)
 
     def summary(self) -> dict[str, int]:
         counts = dict.fromkeys(STATUSES, 0)

@@ -31,6 +31,10 @@ Flow (``tokconf run`` calls the phases in order; the pytest plugin uses the piec
 
 Adapter calls go through :class:`harness.calls.Calls` (pure data in and out), so one
 adapter's failure is an Outcome, never an exception that stops the run.
+
+Phases 1 to 3 are cut into units, and shrinking into independent shrinks, that
+:class:`harness.run.parallel.Jobs` runs in this process or over ``--jobs N`` forked
+processes; results are merged in unit order, so the result is the same either way.
 """
 
 from __future__ import annotations
@@ -43,22 +47,18 @@ from typing import Callable, Iterable
 from harness.generate.budget import calibrate
 from harness.calls import Calls
 from harness.cases.model import CHECKS, Case, DocumentedDivergence, Policy
-from harness.cases.loader import case_applies_to, documented_for
+from harness.cases.loader import adapter_matches, case_applies_to, documented_for
 from harness.checks.base import AGREE, ORDINARY, SKIP, UNSUPPORTED, Finding, Result, Subject, declared_policy
-from harness.checks import TEXT_CHECKS, check_vocab, run_text_check
+from harness.checks import TEXT_CHECKS, run_text_check
 from harness.run.evidence import gather
 from harness.run.judging import Documentation
+from harness.run.long_tier import LongUnit, describe_reach
+from harness.run.parallel import CASES_PER_TASK, TEXTS_PER_TASK, Jobs, chunked
 from harness.run.result import Cell, DivergenceRecord, RunResult
 from harness.run.selection import Selected, SelectionError
-from harness.run.settle import Candidate, Settler
-from harness.generate.pools import pooled
-from harness.generate.strategies import (
-    alphabet_text,
-    hostile_atoms,
-    hostile_text,
-    profile_settings,
-    resolve_profile,
-)
+from harness.run.settle import DEFAULT_SHRINK_SECONDS, Candidate, Settler
+from harness.generate.long_inputs import LongOptions
+from harness.generate.strategies import profile_settings, resolve_profile
 
 __all__ = ["GENERATED_CHECKS", "Candidate", "GenerationOptions", "Runner", "case_adapter_names"]
 
@@ -90,10 +90,16 @@ def case_adapter_names(cases: Iterable[Case]) -> list[str]:
 class Runner:
     """Fills the matrix; ``finish`` shrinks, gathers evidence and returns the result."""
 
-    def __init__(self, selected: Selected, *, progress: ProgressFn | None = None, max_shrink_calls: int = 1500) -> None:
+    generated_checks = GENERATED_CHECKS
+
+    def __init__(self, selected: Selected, *, progress: ProgressFn | None = None, max_shrink_calls: int = 1500,
+                 jobs: int = 1, shrink_seconds: float | None = DEFAULT_SHRINK_SECONDS) -> None:
         self.selected = selected
         self.progress = progress or (lambda phase, done, total: None)
         self.max_shrink_calls = max_shrink_calls
+        #: seconds the shrinker may spend on one finding (``--shrink-seconds``; None: no bound)
+        self.shrink_seconds = shrink_seconds
+        self.jobs = Jobs(self, jobs)
         self.matrix: dict[str, dict[str, Cell]] = {}
         self.records: list[DivergenceRecord] = []
         self.documentation = Documentation()
@@ -102,10 +108,19 @@ class Runner:
         self.vocab_findings: dict[str, list[Finding]] = {}
         self.budgets: dict[str, int] = {}
         self.notes: list[str] = list(selected.notes)
+        #: (text, policy) -> {"origin", "case", "outcomes": {adapter: encode Outcome}}: what
+        #: each adapter answered on each input, so ``tokconf diff`` can compare runs input by input
+        self.inputs: dict[tuple[str, Policy], dict] = {}
         self.generated = False
         self.profile = resolve_profile(None)
         self.seed: int | None = None
         self.max_examples = 0
+        #: the phase running (vocab, cases, generated, long, shrink): what an interrupted
+        #: run's report says it stopped in
+        self.phase = "start"
+        self.incomplete: dict[str, str] | None = None
+        #: adapter -> long-input kind -> the largest length checked (``run_long``)
+        self.long_reach: dict[str, dict[str, int]] = {}
 
     # -- bookkeeping ---------------------------------------------------------------------
 
@@ -133,21 +148,27 @@ class Runner:
     # -- phase 1: vocabulary -------------------------------------------------------------
 
     def run_vocab(self) -> None:
+        self.phase = "vocab"
         names = sorted(self.selected.calls)
-        for done, name in enumerate(names):
-            adapter = self.selected.calls[name]
-            reference = self.selected.reference_for(adapter.info.encoding)
-            report = check_vocab(adapter, reference)
-            self.cell(name, "vocab-consistency").inputs += report.inputs
-            self.vocab_findings[name] = report.sorted_findings()
-            self.progress("vocab", done + 1, len(names))
+        self.jobs.run("vocab", [[name] for name in names], progress=lambda n: self.progress("vocab", n, len(names)))
 
     # -- phase 2: cases ------------------------------------------------------------------
 
     def run_cases(self, cases: list[Case]) -> None:
-        for done, case in enumerate(cases):
-            self.run_case(case)
-            self.progress("cases", done + 1, len(cases))
+        self.phase = "cases"
+        for case in cases:
+            if case.reference:
+                self._case_reference(case)  # built here, before any --jobs process forks
+        tasks = [(chunk, self._vocab_for(chunk)) for chunk in chunked(cases, CASES_PER_TASK)]
+        total = len(cases)
+        self.jobs.run("cases", tasks,
+                      progress=lambda n: self.progress("cases", min(total, n * CASES_PER_TASK), total))
+
+    def _vocab_for(self, cases: Iterable[Case]) -> dict[str, list[Finding]]:
+        """The vocabulary findings these cases' documented vocabulary divergences judge."""
+        wanted = {d for case in cases for d in case.documented if d.check == "vocab-consistency"}
+        return {name: found for name, found in self.vocab_findings.items()
+                if any(adapter_matches(p, name) for d in wanted for p in d.adapters)}
 
     def case_pairs(self, case: Case) -> list[tuple[Calls, Calls]]:
         """(adapter, reference) pairs a case runs on; empty if its reference is unavailable."""
@@ -195,7 +216,12 @@ class Runner:
         for adapter, reference in pairs:
             self._run_pair(case, adapter, reference)
 
+    def _note_input(self, text: str, policy: Policy, adapter: Calls, origin: str, case: str | None) -> None:
+        entry = self.inputs.setdefault((text, policy), {"origin": origin, "case": case, "outcomes": {}})
+        entry["outcomes"][adapter.name] = adapter.encode(text, policy)  # memoised: the checks asked it
+
     def _run_pair(self, case: Case, adapter: Calls, reference: Calls) -> None:
+        self._note_input(case.text, case.policy, adapter, "case", case.id)
         in_domain = adapter.in_domain(case.text) and reference.in_domain(case.text)
         for check in TEXT_CHECKS:
             result = run_text_check(check, Subject(case.text, case.policy, adapter, reference, case))
@@ -256,6 +282,7 @@ class Runner:
     # -- phase 3: generated --------------------------------------------------------------
 
     def run_generated(self, options: GenerationOptions = GenerationOptions()) -> None:
+        self.phase = "generated"
         self.generated = True
         self.profile = resolve_profile(options.profile)
         profile = profile_settings(self.profile)
@@ -264,47 +291,44 @@ class Runner:
             self.seed = options.seed
         else:
             self.seed = 0 if profile.derandomize else random.SystemRandom().randrange(2**32)
-        plans: list[tuple[list[str], list[Calls], Calls]] = []
+        specs: list[dict[str, object]] = []
+        groups: list[tuple[list[Calls], Calls]] = []
         for encoding in self.selected.encodings():
             reference = self.selected.reference_for(encoding)
             group = self.selected.group(encoding)
             seed = (self.seed + zlib.crc32(encoding.encode())) % 2**32
             open_group = [a for a in group if a.info.capabilities.alphabet is None]
             if open_group:
-                literals = sorted({lit for a in group for lit, _ in a.info.special_tokens})
-                # the fixed atoms first: small counterexamples are found whatever the
-                # hypothesis version; the random mixtures fill the rest of the budget
-                pool = pooled(hostile_text(literals), count=self.max_examples, seed_value=seed,
-                              key=["hostile_text", *literals] if profile.derandomize else None)
-                pool = list(dict.fromkeys([*hostile_atoms(literals), *pool]))
-                plans.append((pool, open_group, reference))
+                literals = tuple(sorted({lit for a in group for lit, _ in a.info.special_tokens}))
+                specs.append({"literals": literals, "count": self.max_examples, "seed_value": seed,
+                              "cache": profile.derandomize})
+                groups.append((open_group, reference))
             for adapter in group:
                 if adapter.info.capabilities.alphabet is not None:
-                    alphabet = adapter.info.capabilities.alphabet
-                    pool = pooled(alphabet_text(alphabet), count=self.max_examples, seed_value=seed,
-                                  key=["alphabet_text", *sorted(set(alphabet))] if profile.derandomize else None)
-                    pool = list(dict.fromkeys([*hostile_atoms(alphabet=alphabet), *pool]))
-                    plans.append((pool, [adapter], reference))
+                    specs.append({"alphabet": adapter.info.capabilities.alphabet, "count": self.max_examples,
+                                  "seed_value": seed, "cache": profile.derandomize})
+                    groups.append(([adapter], reference))
+        pools = self.jobs.map("pool", specs)
+        plans = [(pool, adapters, reference) for pool, (adapters, reference) in zip(pools, groups)]
         for pool, adapters, reference in plans:
             for adapter in adapters:
                 self.budgets[adapter.name] = self._budget(adapter, pool, options.time_budget_s)
-        total = sum(self.budgets.get(a.name, 0) for _, adapters, _ in plans for a in adapters)
-        done = 0
+        units: list[tuple[str, tuple[str, ...], str]] = []
         for pool, adapters, reference in plans:
             for i, text in enumerate(pool):
-                active = [a for a in adapters if self.budgets[a.name] > i]
+                active = tuple(a.name for a in adapters if self.budgets[a.name] > i)
                 if not active:
                     break
-                for calls in {reference, *active}:
-                    calls.reset()
-                for adapter in active:
-                    self.run_generated_input(text, adapter, reference)
-                done += len(active)
-                self.progress("generated", done, total)
+                units.append((text, active, reference.name))
+        tasks = chunked(units, TEXTS_PER_TASK)
+        counts = [sum(len(u[1]) for u in task) for task in tasks]
+        total = sum(counts)
+        self.jobs.run("generated", tasks, progress=lambda n: self.progress("generated", sum(counts[:n]), total))
 
     def run_generated_input(self, text: str, adapter: Calls, reference: Calls) -> None:
         if not (adapter.in_domain(text) and reference.in_domain(text)):
             return
+        self._note_input(text, ORDINARY, adapter, "generated", None)
         for check in GENERATED_CHECKS:
             result = run_text_check(check, Subject(text, ORDINARY, adapter, reference))
             cell = self.cell(adapter.name, check)
@@ -315,6 +339,24 @@ class Runner:
             elif isinstance(result, Finding):
                 cell.inputs += 1
                 self._pending.append(Candidate(result, ORDINARY, reference.name, "generated", None))
+
+    def run_long(self, options: LongOptions = LongOptions()) -> None:
+        """The long tier (:mod:`harness.run.long_tier`): each (encoding, kind) climbs the sizes."""
+        self.phase = "long"
+        units = []
+        for encoding in self.selected.encodings():
+            reference = self.selected.reference_for(encoding).name
+            names = [a.name for a in self.selected.group(encoding) if a.info.capabilities.alphabet is None]
+            if reference not in names:
+                continue  # a closed vocabulary has no long runs of these characters
+            names = [reference] + [n for n in names if n != reference]
+            units += [LongUnit(kind, tuple(names), reference, options) for kind in options.kinds]
+        self.long_reach = {}
+        self.jobs.run("long", [[u] for u in units], progress=lambda n: self.progress("long", n, len(units)))
+        for name in sorted(self.long_reach):
+            note = describe_reach(name, self.long_reach[name], max(options.lengths))
+            if note is not None and note not in self.notes:
+                self.notes.append(note)
 
     def _budget(self, adapter: Calls, pool: list[str], time_budget_s: float) -> int:
         return min(len(pool), calibrate(adapter, pool, max_examples=self.max_examples, time_budget_s=time_budget_s))
@@ -337,6 +379,7 @@ class Runner:
             candidates, self._pending = self._pending, []
         if self._settler is None:
             self._settler = Settler(self, self.documentation, max_shrink_calls=self.max_shrink_calls,
+                                    shrink_seconds=self.shrink_seconds, shrink_many=self.jobs.shrink_many if self.jobs.parallel else None,
                                     progress=lambda done, total: self.progress("shrink", done, total))
         return self._settler.settle(candidates)
 
@@ -359,8 +402,26 @@ class Runner:
         judged = self.records[before:]
         return judged + self.settle(mine)
 
-    def finish(self) -> RunResult:
+    def finish(self, *, incomplete: dict[str, str] | None = None) -> RunResult:
+        """Settle what is pending and build the result.
+
+        ``incomplete`` (``{"reason", "phase"}``): the run was interrupted; what is pending
+        is judged on its own input, without shrinking, and the result says so.
+        """
+        if incomplete is not None:
+            self.incomplete = dict(incomplete)
+            self.max_shrink_calls = 0
+            self.jobs.close(terminate=True)
+            if self._settler is not None:
+                self._settler.max_shrink_calls = 0
+                self._settler.shrink_many = None
+                self._pending[:0] = self._settler.left_over()
+        else:
+            self.phase = "shrink"
         self.settle()
+        self.jobs.close()
+        if self.jobs.note and self.jobs.note not in self.notes:
+            self.notes.append(self.jobs.note)
         for number, record in enumerate(sorted(self.records, key=DivergenceRecord.sort_key), start=1):
             record.id = f"d{number:04d}"
         self.records.sort(key=lambda r: r.id)
@@ -375,4 +436,5 @@ class Runner:
             checks=CHECKS, matrix={n: self.matrix[n] for n in sorted(self.matrix)},
             divergences=self.records, generated=self.generated, profile=self.profile,
             seed=self.seed, max_examples=self.max_examples, budgets=dict(self.budgets), notes=self.notes,
+            incomplete=self.incomplete, inputs=self.inputs,
         )

@@ -1,6 +1,7 @@
 """Which adapters a run uses, and which one is the reference of each encoding.
 
-- Without ``--impl`` every registered adapter is in the run, plus any adapter a case
+- Without ``--impl`` every registered adapter is in the run (except other environments'
+  adapters, :mod:`harness.envs`, which join by name), plus any adapter a case
   names exactly (``gpt2-encoder:{here}/data/...``), so documented counterexamples on
   special fixtures reproduce. With ``--impl`` only the named ones, plus the references
   they are compared with. ``--encoding`` keeps only adapters of those encodings.
@@ -17,6 +18,10 @@
   ``tiktoken:r50k_base``), else the adapter the cases most often name as ``reference``
   for that encoding, else the first available adapter of that encoding by sorted name. A case may name its own reference (``reference:``) for its adapters of that
   reference's encoding.
+- With an :class:`~harness.worker.setup.Isolation` (the CLI and the pytest plugin pass
+  one), the adapters it isolates are built and called in worker processes
+  (:class:`~harness.worker.client.WorkerExecutor`); the rest in this process. Without
+  one (the library default), everything runs in process.
 """
 
 from __future__ import annotations
@@ -24,8 +29,9 @@ from __future__ import annotations
 from typing import Iterable, Mapping
 
 from harness.calls import Calls, InProcess
-from harness.registry import AdapterUnavailable, Registry, RegistryError, library_version
+from harness.registry import AdapterSpec, AdapterUnavailable, Registry, RegistryError, library_version
 from harness.run.result import AdapterRow
+from harness.worker.setup import Isolation
 
 __all__ = ["Selected", "SelectionError", "parse_references", "select"]
 
@@ -52,8 +58,9 @@ def parse_references(values: Iterable[str]) -> dict[str, str]:
 class Selected:
     """The adapters of a run: built ones as :class:`Calls`, and a row for every one."""
 
-    def __init__(self, registry: Registry) -> None:
+    def __init__(self, registry: Registry, *, isolation: Isolation | None = None) -> None:
         self.registry = registry
+        self.isolation = isolation
         self.calls: dict[str, Calls] = {}
         self.rows: dict[str, AdapterRow] = {}
         self.references: dict[str, str] = {}
@@ -80,25 +87,64 @@ class Selected:
             self.aliases[name] = spec.name
             return self.calls[spec.name]
         try:
-            adapter = self.registry.get(spec.name)
+            calls, version, isolated = self._build(spec)
         except AdapterUnavailable as exc:
             self.rows[spec.name] = AdapterRow(spec.name, spec.encoding, spec.library,
-                                              library_version(spec.library), False, str(exc) or "unavailable",
-                                              provider=spec.provider,
+                                              spec.library_version, False, str(exc) or "unavailable",
+                                              provider=spec.provider, language=spec.language,
                                               provenance=self.registry.provenance(spec.name))
             return None
-        calls = Calls(InProcess(adapter, provider=spec.provider))
-        self.aliases[name] = self.aliases[spec.name] = adapter.name
-        self.calls[adapter.name] = calls
-        if self._chosen and adapter.encoding not in self.references:
+        info = calls.info
+        self.aliases[name] = self.aliases[spec.name] = info.name
+        self.calls[info.name] = calls
+        if self._chosen and info.encoding not in self.references:
             # added after the references were chosen (a case's own reference): the first
             # adapter of a new encoding is its reference
-            self.references[adapter.encoding] = adapter.name
-        self.rows[adapter.name] = AdapterRow(adapter.name, adapter.encoding, adapter.library or spec.library,
-                                             library_version(adapter.library or spec.library), True, None,
-                                             adapter.capabilities, spec.provider,
-                                             provenance=self.registry.provenance(spec.name))
+            self.references[info.encoding] = info.name
+        self.rows[info.name] = AdapterRow(info.name, info.encoding, info.library or spec.library, version, True,
+                                          None, info.capabilities, spec.provider, isolated=isolated,
+                                          language=info.language, vocabulary=info.vocabulary,
+                                          provenance=self.registry.provenance(spec.name))
         return calls
+
+    def _build(self, spec: AdapterSpec) -> tuple[Calls, str | None, str | None]:
+        """The adapter's calls, its library version, and how it is isolated (None: in process)."""
+        isolation = self.isolation
+        from harness.envs.family import env_executor, is_env_spec
+
+        if spec.executor is not None:
+            # an adapter that only runs in a worker of its own (JavaScript, in Node)
+            reason = spec.unavailable_reason()
+            if reason is not None:
+                raise AdapterUnavailable(reason)
+            executor = spec.executor(isolation)
+            network = executor.network.detail if executor.network else "unknown"
+            return Calls(executor), executor.version, f"worker process ({executor.info.provider}); network: {network}"
+        if is_env_spec(spec):
+            # another environment's adapter: always its own worker (with the run's limits)
+            reason = spec.unavailable_reason()
+            if reason is not None:
+                raise AdapterUnavailable(reason)
+            executor = env_executor(spec.name, isolation)
+            network = executor.network.detail if executor.network else "unknown"
+            return Calls(executor), executor.version, f"worker process ({executor.info.provider}); network: {network}"
+        if isolation is None or not isolation.isolates(spec.name, spec.provider):
+            adapter = self.registry.get(spec.name)
+            library = adapter.library or spec.library
+            return Calls(InProcess(adapter, provider=spec.provider)), library_version(library), None
+        from harness.worker.client import WorkerExecutor
+
+        reason = spec.unavailable_reason()
+        if reason is not None:
+            raise AdapterUnavailable(reason)
+        executor = WorkerExecutor(spec.name, isolation)
+        network = executor.network.detail if executor.network else "unknown"
+        return Calls(executor), executor.version, f"worker process; network: {network}"
+
+    def close(self) -> None:
+        """End every worker process of the run."""
+        for calls in self.calls.values():
+            calls.close()
 
     def encodings(self) -> list[str]:
         return sorted({c.info.encoding for c in self.calls.values()})
@@ -155,17 +201,23 @@ def select(
     case_adapters: Iterable[str] = (),
     case_references: Iterable[str] = (),
     required: Iterable[str] = (),
+    isolation: Isolation | None = None,
 ) -> Selected:
     """Build the adapters of a run and choose the references.
 
     ``required``: names the user asked for (``--impl`` and ``--plugin`` adapters); one
-    that is unknown or unavailable is a :class:`SelectionError`.
+    that is unknown or unavailable is a :class:`SelectionError`. ``isolation``: which
+    adapters run in worker processes, with which limits (None: all in process).
     """
-    selected = Selected(registry)
+    selected = Selected(registry, isolation=isolation)
     selected.preferred = list(case_references)
     wanted_encodings = set(encodings)
     impls = list(impls)
-    for name in impls or registry.names():
+    from harness.envs.family import is_env_spec
+
+    # another environment's adapters join when asked for by name: a default run tests this
+    # environment, and an old release's known bugs must not fail it
+    for name in impls or [s.name for s in registry.specs() if not is_env_spec(s)]:
         if wanted_encodings and _encoding_of(registry, name) not in wanted_encodings:
             continue
         selected.add(name)

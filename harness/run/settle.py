@@ -26,6 +26,16 @@ findings, so two shortcuts keep a run bounded without changing what it reports:
 
 Candidates are settled smallest first in a fixed order, so the outcome does not depend
 on the order inputs were run in.
+
+Shrinking is bounded per finding, in calls and in seconds (``--shrink-seconds``, default
+:data:`DEFAULT_SHRINK_SECONDS`); a shrink the clock stopped keeps the smallest input found
+so far, and the run's notes say which. With ``--jobs N`` the shrinks run in parallel
+(``shrink_many``) and the settling itself stays sequential: a first pass walks each
+(adapter, check, kind) group as settling will, asking for the shrinks it will need, one
+per group at a time (whether the next finding of a group is shrunk depends on the
+minimal inputs its group found before it), until no group needs one that is not known.
+A shrink depends only on its finding, so the records are those of ``--jobs 1``; a
+shrink the first pass did not foresee is simply done in process.
 """
 
 from __future__ import annotations
@@ -36,7 +46,7 @@ from typing import Any, Callable, Protocol
 from harness.calls import Calls
 from harness.cases.model import CHECKS, Policy
 from harness.checks.base import Finding
-from harness.generate.minimise import shrink_finding, shrinkable
+from harness.generate.minimise import shrink_finding_bounded, shrinkable
 from harness.generate.shrink import simplicity
 from harness.run.judging import Absorber, Documentation
 from harness.run.result import DivergenceRecord
@@ -46,16 +56,21 @@ class Recorder(Protocol):
     """What settling needs of the runner: its adapters, its cells, and recording."""
 
     selected: Any
+    notes: list[str]
 
     def cell(self, adapter: str, check: str) -> Any: ...
 
     def record(self, finding: Finding, adapter: Calls, reference: Calls, *, status: str, origin: str,
                case: str | None) -> DivergenceRecord: ...
 
-__all__ = ["Candidate", "Recorder", "SHRINKS_PER_GROUP", "Settler", "text_size"]
+__all__ = ["Candidate", "DEFAULT_SHRINK_SECONDS", "Recorder", "SHRINKS_PER_GROUP", "Settler", "ShrinkMany",
+           "text_size"]
 
 #: shrinks per (adapter, check, kind) before further findings are judged unshrunk
 SHRINKS_PER_GROUP = 8
+#: seconds the shrinker may spend on one finding (``--shrink-seconds``): far above what a
+#: finding on ordinary inputs takes (well under a second), so only long inputs meet it
+DEFAULT_SHRINK_SECONDS = 60.0
 
 
 @dataclass(frozen=True)
@@ -78,15 +93,28 @@ def _order(candidate: Candidate) -> tuple[object, ...]:
             text_size(f.text), f.text, candidate.origin != "case", candidate.case or "")
 
 
+#: shrinks many candidates at once (in parallel): (candidate, max calls, max seconds) ->
+#: (shrunk finding, whether the time bound stopped it), in order
+ShrinkMany = Callable[[list[tuple["Candidate", int, "float | None"]]], list[tuple[Finding, bool]]]
+
+
 class Settler:
     """Turns candidates into records of the runner: absorbed counts or unexpected ones."""
 
     def __init__(self, runner: Recorder, documentation: Documentation, *,
-                 max_shrink_calls: int, progress: Callable[[int, int], None]) -> None:
+                 max_shrink_calls: int, progress: Callable[[int, int], None],
+                 shrink_seconds: float | None = DEFAULT_SHRINK_SECONDS, shrink_many: ShrinkMany | None = None) -> None:
         self.runner = runner
         self.documentation = documentation
         self.max_shrink_calls = max_shrink_calls
+        self.shrink_seconds = shrink_seconds
+        self.shrink_many = shrink_many
         self.progress = progress
+        #: shrinks done ahead (in parallel), by the candidate's position in ``settle``
+        self._ahead: dict[int, tuple[Finding, bool]] = {}
+        self._position = 0
+        #: the candidates of the current ``settle`` not settled yet (None: done)
+        self.unsettled: list[Candidate | None] = []
         #: (adapter, check, kind) -> minimal inputs found, each with what it counts into
         self.minimal: dict[tuple[str, str, str], list[tuple[str, Absorber | DivergenceRecord]]] = {}
         self.shrinks: dict[tuple[str, str, str], int] = {}
@@ -100,12 +128,23 @@ class Settler:
         # findings on a case's own expectations cannot be shrunk (no other text has an
         # expectation): settled last, so they can join a cause the others found
         ordered = sorted(candidates, key=lambda c: (not shrinkable(c.finding), _order(c)))
+        self.unsettled = list(ordered)
+        self._ahead = self._shrink_ahead(ordered, self.shrink_many) if self.shrink_many is not None else {}
         for done, candidate in enumerate(ordered):
+            self._position = done
             record = self._settle_one(candidate)
+            self.unsettled[done] = None
             if record is not None:
                 created.append(record)
             self.progress(done + 1, len(ordered))
+        self.unsettled = []
         return created
+
+    def left_over(self) -> list[Candidate]:
+        """What an interrupted :meth:`settle` did not reach (to settle again, unshrunk)."""
+        left = [c for c in self.unsettled if c is not None]
+        self.unsettled = []
+        return left
 
     def _settle_one(self, candidate: Candidate) -> DivergenceRecord | None:
         finding = candidate.finding
@@ -127,8 +166,7 @@ class Settler:
         self.shrinks[group] = self.shrinks.get(group, 0) + 1
         adapter = self.runner.selected.calls[finding.adapter]
         reference = self.runner.selected.calls[candidate.reference]
-        shrunk = shrink_finding(finding, adapter, reference, candidate.subject_policy,
-                                max_calls=self.max_shrink_calls)
+        shrunk = self._shrink(candidate, adapter, reference)
         absorber = self.documentation.absorber_for(shrunk)
         if absorber is not None:
             self.minimal.setdefault(group, []).append((shrunk.text, absorber))
@@ -136,13 +174,68 @@ class Settler:
             return None
         return self._unexpected(shrunk, candidate, adapter, reference, group)
 
+    def _shrink(self, candidate: Candidate, adapter: Calls, reference: Calls) -> Finding:
+        ahead = self._ahead.pop(self._position, None)
+        if ahead is None:
+            ahead = shrink_finding_bounded(candidate.finding, adapter, reference, candidate.subject_policy,
+                                           max_calls=self.max_shrink_calls, max_seconds=self.shrink_seconds)
+        shrunk, timed_out = ahead
+        if timed_out:
+            f = candidate.finding
+            note = (f"shrinking {f.adapter} {f.check} [{f.kind}] stopped at the {self.shrink_seconds:g} s bound "
+                    f"(--shrink-seconds) with {len(shrunk.text)} of {len(f.text)} characters left; the input "
+                    f"shown may not be minimal")
+            if note not in self.runner.notes:
+                self.runner.notes.append(note)
+        return shrunk
+
+    def _shrink_ahead(self, ordered: list[Candidate], shrink_many: ShrinkMany) -> dict[int, tuple[Finding, bool]]:
+        """The shrinks settling ``ordered`` will need, done in waves through ``shrink_many``.
+
+        Walks each group exactly as :meth:`_settle_one` decides whether to shrink (the
+        adapter-wide declarations, the minimal inputs the group already has, its shrink
+        count), and stops a group at its first shrink not known yet; each wave does one
+        shrink per waiting group.
+        """
+        by_group: dict[tuple[str, str, str], list[int]] = {}
+        for position, candidate in enumerate(ordered):
+            f = candidate.finding
+            by_group.setdefault((f.adapter, f.check, f.kind), []).append(position)
+        minimal = {group: [text for text, _ in self.minimal.get(group, ())] for group in by_group}
+        shrinks = {group: self.shrinks.get(group, 0) for group in by_group}
+        cursor = dict.fromkeys(by_group, 0)
+        done: dict[int, tuple[Finding, bool]] = {}
+        while True:
+            wave: list[int] = []
+            for group, positions in by_group.items():
+                while cursor[group] < len(positions):
+                    position = positions[cursor[group]]
+                    finding = ordered[position].finding
+                    if not shrinkable(finding) or shrinks[group] >= SHRINKS_PER_GROUP:
+                        cursor[group] = len(positions)  # nothing more to shrink in this group
+                        break
+                    if self.documentation.adapter_wide_for(finding) is not None or any(
+                            m and m in finding.text for m in minimal[group]):
+                        cursor[group] += 1
+                        continue
+                    if position not in done:
+                        wave.append(position)
+                        break
+                    shrinks[group] += 1
+                    minimal[group].append(done[position][0].text)
+                    cursor[group] += 1
+            if not wave:
+                return done
+            work = [(ordered[p], self.max_shrink_calls, self.shrink_seconds) for p in wave]
+            done.update(zip(wave, shrink_many(work)))
+
     def _join_cause(self, finding: Finding) -> bool:
         """An unshrinkable finding whose input holds a known cause of its adapter joins it."""
         for (adapter, minimal), record in self.by_cause.items():
             if adapter == finding.adapter and minimal and minimal in finding.text:
                 record.occurrences += 1
                 if record.add_symptom(finding.check, finding.kind, finding.detail):
-                    self.runner.cell(finding.adapter, finding.check).divergences.append(record)
+                    _file(self.runner.cell(finding.adapter, finding.check), record)
                 return True
         return False
 
@@ -168,7 +261,7 @@ class Settler:
             self.minimal.setdefault(group, []).append((finding.text, record))
             record.occurrences += 1
             if record.add_symptom(finding.check, finding.kind, finding.detail):
-                self.runner.cell(finding.adapter, finding.check).divergences.append(record)
+                _file(self.runner.cell(finding.adapter, finding.check), record)
             return None
         record = self.runner.record(finding, adapter, reference, status="unexpected",
                                     origin=candidate.origin, case=candidate.case)
@@ -188,3 +281,11 @@ class Settler:
         cell.explained += 1
         if absorber.record is not None and absorber.record not in cell.divergences:
             cell.divergences.append(absorber.record)
+
+
+def _file(cell: Any, record: DivergenceRecord) -> None:
+    """List ``record`` in ``cell`` once: one cause can show twice in one check (the
+    ``expected`` check's IDs and its error expectation), and parity.json's schema wants
+    each divergence once per cell."""
+    if not any(r is record for r in cell.divergences):
+        cell.divergences.append(record)

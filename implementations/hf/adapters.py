@@ -17,7 +17,7 @@ import importlib.util
 from typing import Any, Mapping, Sequence
 
 from harness.interface import Adapter, AllowedSpecial, Capabilities, DisallowedSpecial
-from harness.outcomes import Operation, UnsupportedOperation
+from harness.outcomes import Operation, Outcome, UnsupportedOperation
 from harness.registry import AdapterSpec, Family
 from harness.vocab import bytes_to_unicode, vocab_unavailable_reason
 from implementations.hf import convert as hf_convert
@@ -81,6 +81,7 @@ class HFAdapter(Adapter):
             trace=False,
             pretokenize=tokenizer.pre_tokenizer is not None,
             notes=(*HF_NOTES, *lossy, *notes),
+            api_surface="tokenizers",
         )
 
     @property
@@ -158,6 +159,17 @@ class HFAdapter(Adapter):
             raise UnsupportedOperation(f"{self.name} has no pre-tokenizer")
         # HF shows chunks in its byte-level alphabet; its offsets (in characters) give the text
         return [text[start:end] for _, (start, end) in pre.pre_tokenize_str(text)]
+
+    def api_surface(self, text: str) -> list[tuple[str, Outcome]]:
+        from implementations.hf.surface import walk
+
+        ordinary = self._ordinary_twin if hasattr(self._tok, "encode_special_tokens") else None
+        return walk(self._tok, text, classify=self.classify_error, ordinary=ordinary)
+
+    def api_attributes(self) -> list[tuple[str, Outcome]]:
+        from implementations.hf.surface import attributes
+
+        return attributes(self._tok, classify=self.classify_error)
 
     def classify_error(self, op: Operation, exc: BaseException) -> str | None:
         if op == "decode" and isinstance(exc, OverflowError):

@@ -1,0 +1,188 @@
+r"""User corpora: documents from text files, JSON Lines and folders of them, streamed.
+
+``--corpus PATH`` (repeatable) for ``tokconf run``, ``snapshot`` and ``gate``. A path is
+
+- a **text file**: by default one document per file (``--split file``); or documents
+  separated by blank lines (``--split blank-line``: a line holding nothing but spaces
+  or tabs, ``\n`` or ``\r\n`` line ends), or by an exact separator
+  (``--split separator --separator '\x1e'``; escapes as in ``tokconf encode --escapes``);
+- a **JSON Lines** file (``.jsonl``, ``.ndjson``): one JSON object per ``\n``-ended line,
+  the document in its ``--text-field`` (default ``text``). JSON's ``\ud800`` escapes give
+  lone surrogates, kept exactly, since hostile text is what a corpus may be for;
+- a **folder**: every file below it, in sorted order (hidden ones skipped).
+
+Files are read as bytes in chunks and cut at the separators' bytes, so a corpus is never
+read whole into memory (a single document still is). Text is never split with
+``str.splitlines()``, which would also cut at U+2028, U+0085 or ``\x1c``: a line ends at
+``\n`` only. A document that is not UTF-8 is an error naming file and byte offset.
+
+Each :class:`Document` knows where it came from: file, document number (0-based) and
+the byte offset where it starts; :attr:`Document.where` says it in one string, which is
+what findings and goldens show.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO, Iterable, Iterator, Literal
+
+__all__ = ["CorpusError", "CorpusOptions", "Document", "corpus_case_batches", "read_corpus"]
+
+Split = Literal["file", "blank-line", "separator"]
+_CHUNK = 1 << 20
+_BLANK = re.compile(rb"\r?\n(?:[ \t]*\r?\n)+")
+_JSONL = (".jsonl", ".ndjson")
+
+
+class CorpusError(Exception):
+    """A corpus that cannot be read as asked; names the file, where, and the fix."""
+
+
+@dataclass(frozen=True)
+class CorpusOptions:
+    split: Split = "file"
+    separator: str | None = None
+    text_field: str = "text"
+
+
+@dataclass(frozen=True)
+class Document:
+    text: str
+    file: str
+    number: int
+    offset: int  # byte offset of the document's first byte in its file
+
+    @property
+    def where(self) -> str:
+        """``corpus/a.txt#3@120``: file, document number, byte offset."""
+        return f"{self.file}#{self.number}@{self.offset}"
+
+
+def read_corpus(paths: Iterable[str | os.PathLike[str]], options: CorpusOptions = CorpusOptions()) -> Iterator[Document]:
+    """Every document of every path, lazily, in order."""
+    if options.split == "separator" and not options.separator:
+        raise CorpusError("--split separator needs --separator TEXT (e.g. --separator '\\x1e')")
+    for path in paths:
+        root = Path(path)
+        if root.is_dir():
+            files = sorted(p for p in root.rglob("*") if p.is_file() and not any(
+                part.startswith(".") for part in p.relative_to(root).parts))
+        elif root.exists():  # a file, or a pipe (--corpus /dev/stdin)
+            files = [root]
+        else:
+            raise CorpusError(f"--corpus {path}: no such file or folder")
+        for file in files:
+            yield from _read_file(file, options)
+
+
+def corpus_case_batches(paths: Iterable[str | os.PathLike[str]], options: CorpusOptions = CorpusOptions(), *,
+                        size: int = 256) -> Iterator[list[Any]]:
+    """The documents as cases for ``tokconf run``, ``size`` at a time (a run keeps what it
+    found, not the corpus). A case's id is ``corpus:`` + :attr:`Document.where`, so every
+    finding names file, document number and byte offset; its ``line`` is the document
+    number plus one."""
+    from harness.cases.model import Case
+
+    batch: list[Any] = []
+    for document in read_corpus(paths, options):
+        batch.append(Case(id=f"corpus:{document.where}", text=document.text, file=document.file,
+                          line=document.number + 1, tags=("corpus",)))
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _read_file(file: Path, options: CorpusOptions) -> Iterator[Document]:
+    try:
+        with open(file, "rb") as handle:
+            if file.suffix.lower() in _JSONL:
+                yield from _jsonl(handle, str(file), options.text_field)
+            elif options.split == "file":
+                data = handle.read()
+                yield Document(_decode(data, str(file), 0), str(file), 0, 0)
+            elif options.split == "blank-line":
+                yield from _split(handle, str(file), _BLANK, strip_end=True)
+            else:
+                sep = re.compile(re.escape((options.separator or "").encode("utf-8", "surrogatepass")))
+                yield from _split(handle, str(file), sep, strip_end=False)
+    except OSError as exc:
+        raise CorpusError(f"--corpus: cannot read {file}: {exc}") from exc
+
+
+def _decode(data: bytes, file: str, offset: int) -> str:
+    try:
+        return codecs.decode(data, "utf-8")
+    except UnicodeDecodeError as exc:
+        raise CorpusError(f"{file}: the document at byte {offset} is not UTF-8 (byte {offset + exc.start}: "
+                          f"{data[exc.start:exc.start + 4]!r}); convert the file to UTF-8") from exc
+
+
+def _split(handle: BinaryIO, file: str, separator: re.Pattern[bytes], *, strip_end: bool) -> Iterator[Document]:
+    """Cut the byte stream at ``separator`` (a match is taken only once more bytes, or the
+    end, show it cannot grow); empty documents are skipped."""
+    buffer = b""
+    start = 0  # file offset of buffer[0]
+    number = 0
+    done = False
+    while not done:
+        chunk = handle.read(_CHUNK)
+        done = not chunk
+        buffer += chunk
+        cut = 0
+        for match in separator.finditer(buffer):
+            if not done and match.end() >= len(buffer):
+                break  # may continue in the next chunk
+            piece = buffer[cut:match.start()]
+            if piece:
+                yield Document(_decode(piece, file, start + cut), file, number, start + cut)
+                number += 1
+            cut = match.end()
+        buffer = buffer[cut:]
+        start += cut
+    if strip_end and buffer.endswith(b"\n"):
+        buffer = buffer[:-2] if buffer.endswith(b"\r\n") else buffer[:-1]
+    if buffer:
+        yield Document(_decode(buffer, file, start), file, number, start)
+
+
+def _jsonl(handle: BinaryIO, file: str, field: str) -> Iterator[Document]:
+    offset = 0
+    number = 0
+    for line_number, raw in enumerate(_lines(handle), start=1):
+        line = raw.strip()
+        here = offset
+        offset += len(raw)
+        if not line:
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError as exc:
+            raise CorpusError(f"{file}:{line_number}: not JSON ({exc}); JSON Lines holds one object per line") from exc
+        if not isinstance(record, dict) or not isinstance(record.get(field), str):
+            keys = sorted(record) if isinstance(record, dict) else type(record).__name__
+            raise CorpusError(f"{file}:{line_number}: no string field {field!r} (found {keys}); "
+                              f"name the field with --text-field")
+        yield Document(record[field], file, number, here)
+        number += 1
+
+
+def _lines(handle: BinaryIO) -> Iterator[bytes]:
+    """Lines ending at ``\\n`` only (bytes, with their end), streamed."""
+    rest = b""
+    while True:
+        chunk = handle.read(_CHUNK)
+        if not chunk:
+            break
+        rest += chunk
+        *lines, rest = rest.split(b"\n")
+        for line in lines:
+            yield line + b"\n"
+    if rest:
+        yield rest

@@ -1,0 +1,136 @@
+"""Make an environment: a virtual environment, the requirements, a probe, a manifest.
+
+``uv`` is used when it is on ``PATH`` (much faster), else ``python -m venv`` and that
+environment's own ``pip``. Besides the requirements only ``regex`` is installed (the
+tiktoken adapter pre-tokenizes with it; tokconf's engine needs nothing else, see
+:mod:`harness.envs`). The environment is built in its final folder but registered only
+when its manifest is written, last; a failed or interrupted ``env add`` leaves a
+half-made folder that is never used and that the next ``env add`` of that name replaces.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Callable
+
+from harness.envs.family import own_entry_points, verified_vocab_dir
+from harness.envs.probe import normalise
+from harness.envs.store import (
+    MANIFEST,
+    EnvAdapter,
+    EnvError,
+    Environment,
+    check_name,
+    default_name,
+    envs_root,
+    load_all,
+    save,
+    versioned_name,
+)
+
+__all__ = ["WORKER_REQUIREMENTS", "create", "requirement_name"]
+
+#: What the worker needs in an environment besides the user's requirements.
+WORKER_REQUIREMENTS: tuple[str, ...] = ("regex",)
+_REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*([<>=!~;@].*)?$")
+
+
+def requirement_name(requirement: str) -> str:
+    """The distribution a requirement names (``tiktoken==0.9.0`` -> ``tiktoken``).
+
+    >>> requirement_name("tokenizers==0.20.*"), requirement_name("transformers[torch]<5")
+    ('tokenizers', 'transformers')
+    """
+    match = _REQUIREMENT.match(requirement)
+    if not match:
+        raise EnvError(f"{requirement!r} is not a requirement like 'tiktoken==0.9.0' or 'transformers<5'")
+    return match.group(1)
+
+
+def _python_of(venv: Path) -> Path:
+    return venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+def _run(command: list[str], what: str, log: Callable[[str], None]) -> None:
+    log(f"$ {' '.join(command)}")
+    done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if done.returncode != 0:
+        tail = "\n".join(done.stdout.strip().split("\n")[-15:])
+        raise EnvError(f"{what} failed (exit {done.returncode}):\n{tail}")
+
+
+def create(requirements: list[str], *, name: str | None = None, log: Callable[[str], None] = lambda line: None,
+           installer: str | None = None) -> Environment:
+    """Make environment ``name`` (default: from the requirements) holding ``requirements``."""
+    if not requirements:
+        raise EnvError("name at least one requirement, e.g. `tokconf env add 'tiktoken==0.9.0'`")
+    libraries = [requirement_name(r) for r in requirements]
+    name = check_name(name or default_name(requirements))
+    folder = envs_root() / name
+    if (folder / MANIFEST).exists():
+        raise EnvError(f"environment {name} already exists; `tokconf env remove {name}` first, or pass --name")
+    if folder.exists():
+        shutil.rmtree(folder)  # half-made by an earlier attempt
+    folder.mkdir(parents=True)
+    tool = installer or ("uv" if shutil.which("uv") else "pip")
+    venv = folder / "venv"
+    python = _python_of(venv)
+    try:
+        if tool == "uv":
+            uv = shutil.which("uv") or "uv"
+            _run([uv, "venv", "--quiet", "--python", sys.executable, str(venv)], "uv venv", log)
+            _run([uv, "pip", "install", "--quiet", "--python", str(python), *requirements, *WORKER_REQUIREMENTS],
+                 "uv pip install", log)
+        else:
+            _run([sys.executable, "-m", "venv", str(venv)], "python -m venv", log)
+            _run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *requirements,
+                  *WORKER_REQUIREMENTS], "pip install", log)
+        found = probe(python, libraries)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    taken = {a.name: e.name for e in load_all() for a in e.adapters}
+    adapters, notes = [], []
+    for a in found["adapters"]:
+        versioned = versioned_name(a["name"], a["version"])
+        if versioned in taken:
+            notes.append(f"{versioned} is already provided by environment {taken[versioned]}; that one is used")
+        adapters.append(EnvAdapter(name=versioned, inner=a["name"], encoding=a["encoding"], library=a["library"],
+                                   version=a["version"], reason=a["reason"]))
+    if not adapters:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise EnvError(f"{', '.join(requirements)} gave no tokconf adapter: tokconf has adapters for the "
+                       "libraries tiktoken, tokenizers and transformers (hf-slow), among others; "
+                       "`tokconf list` shows each adapter's library")
+    env = Environment(name=name, folder=str(folder), python=str(python), requirements=tuple(requirements),
+                      packages=tuple(sorted(found["packages"].items())), adapters=tuple(adapters),
+                      installer=tool, created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+                      notes=tuple(notes))
+    save(env)
+    return env
+
+
+def probe(python: Path, libraries: list[str]) -> dict:
+    """Ask the environment which adapters of ``libraries`` it has (:mod:`harness.envs.probe`)."""
+    from harness.worker.client import harness_root
+
+    command = [str(python), "-m", "harness.envs.probe"]
+    command += [f"--library={normalise(n)}" for n in libraries]
+    command += [f"--entry-point={n}={v}" for n, v in own_entry_points()]
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (harness_root(), env.get("PYTHONPATH", "")) if p)
+    env["TOKCONF_VOCAB_DIR"] = str(verified_vocab_dir())
+    done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    if done.returncode != 0:
+        raise EnvError(f"probing the new environment failed (exit {done.returncode}): {done.stderr.strip()[-800:]}")
+    try:
+        return json.loads(done.stdout)
+    except ValueError as exc:
+        raise EnvError(f"the probe printed something that is not JSON: {done.stdout[:200]!r}") from exc

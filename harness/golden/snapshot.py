@@ -1,0 +1,104 @@
+"""``tokconf snapshot``: record every path of every adapter on every input, into a golden.
+
+Inputs are streamed one at a time through the adapters and written as they come
+(:class:`harness.golden.format.GoldenWriter`), so a corpus of 100,000 documents needs
+the memory of one document. The file appears only when it is complete.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+from harness.calls import Calls
+from harness.cases.corpus import CorpusOptions
+from harness.golden.format import GoldenAdapter, GoldenHeader, GoldenWriter
+from harness.golden.inputs import Input, case_inputs, corpus_inputs, generated_inputs, long_inputs, unique
+from harness.golden.paths import attributes_for, paths_for
+from harness.registry import Registry
+from harness.run.selection import Selected, SelectionError
+
+__all__ = ["InputOptions", "build_adapters", "input_stream", "record", "vocabulary_hashes", "write_snapshot"]
+
+
+@dataclass(frozen=True)
+class InputOptions:
+    """Which inputs a snapshot records (``tokconf snapshot`` flags)."""
+
+    cases: tuple[str, ...] | None = None  # None: the shipped cases; () with no_cases
+    no_cases: bool = False
+    generated: bool = True
+    max_examples: int = 200
+    seed: int = 0
+    long_sizes: tuple[int, ...] = ()
+    corpus: tuple[str, ...] = ()
+    corpus_options: CorpusOptions = field(default_factory=CorpusOptions)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"cases": None if self.no_cases else (list(self.cases) if self.cases else "shipped"),
+                "generated": {"count": self.max_examples, "seed": self.seed} if self.generated else None,
+                "long": list(self.long_sizes), "corpus": list(self.corpus),
+                "corpus_options": vars(self.corpus_options)}
+
+
+def build_adapters(registry: Registry, names: Sequence[str], *, isolation: Any = None) -> Selected:
+    """The adapters to record: the named ones (each must run), or every available one that
+    is not another environment's (those are asked for by name)."""
+    from harness.envs.family import is_env_spec
+
+    selected = Selected(registry, isolation=isolation)
+    wanted = list(names) or [s.name for s in registry.specs() if not is_env_spec(s)]
+    failed = []
+    for name in wanted:
+        if selected.add(name) is None and names:
+            row = selected.rows.get(selected.aliases.get(name, name))
+            failed.append(f"  {name}: {row.reason if row else 'unavailable'}")
+    if failed:
+        raise SelectionError("asked for, but cannot run:\n" + "\n".join(failed))
+    if not selected.calls:
+        raise SelectionError("no adapter can run here; `tokconf list` says why")
+    return selected
+
+
+def input_stream(options: InputOptions, literals: Iterable[str]) -> Iterator[Input]:
+    def chained() -> Iterator[Input]:
+        if not options.no_cases:
+            yield from case_inputs(options.cases)
+        if options.generated:
+            yield from generated_inputs(sorted(set(literals)), count=options.max_examples, seed=options.seed)
+        if options.long_sizes:
+            yield from long_inputs(options.long_sizes)
+        if options.corpus:
+            yield from corpus_inputs(options.corpus, options.corpus_options)
+    return unique(chained())
+
+
+def vocabulary_hashes() -> dict[str, str]:
+    """The pinned SHA-256 of each vocabulary file available here (what every adapter reads)."""
+    from harness.vocab import VOCAB_FILES, vocab_unavailable_reason
+
+    return {name: f.sha256 for name, f in sorted(VOCAB_FILES.items()) if vocab_unavailable_reason(name) is None}
+
+
+def record(calls_by_name: dict[str, Calls], text: str) -> dict[str, dict[str, Any]]:
+    return {name: paths_for(calls, text) for name, calls in calls_by_name.items()}
+
+
+def write_snapshot(path: str, selected: Selected, inputs: Iterable[Input], *, options: dict[str, Any],
+                   progress: Callable[[int], None] = lambda n: None) -> int:
+    """Write the golden; returns the number of inputs recorded."""
+    from harness.registry import library_version
+
+    calls = {name: selected.calls[name] for name in sorted(selected.calls)}
+    adapters = tuple(GoldenAdapter(name=name, encoding=c.info.encoding, library=c.info.library,
+                                   version=selected.rows[name].version, provider=c.info.provider,
+                                   attributes=attributes_for(c)) for name, c in calls.items())
+    header = GoldenHeader(adapters=adapters, vocabularies=vocabulary_hashes(), inputs=options,
+                          created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+                          tool_version=library_version("tokconf") or "")
+    with GoldenWriter(path, header) as writer:
+        for item in inputs:
+            writer.add(item.source, item.text, record(calls, item.text))
+            progress(writer.count)
+        return writer.count

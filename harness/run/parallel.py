@@ -1,0 +1,354 @@
+"""``--jobs N``: the inputs of a run spread over N processes, with the result of one.
+
+The runner's per-input work (the vocabulary check of one adapter, a case over its
+adapters, a generated text over the adapters whose budget reaches it) is cut into
+**units**. Each unit runs on a *fresh* copy of the runner's state (an empty matrix, no
+records, no pending findings, no documentation: :func:`_fresh`) and hands back what it
+added, a :class:`Delta`. The parent applies the deltas **in unit order** (:func:`merge`),
+whichever process finished first, so the matrix, the divergences and their order are
+those of ``--jobs 1``, which runs the very same units in process. Shrinks are
+independent of each other and run as a flat list (:meth:`Jobs.shrink_many`; the settling
+that decides which are needed stays in the parent: :mod:`harness.run.settle`).
+
+The processes are forked from the parent once its adapters are built (``fork`` start
+method: the vocabularies are shared, not loaded again), through
+:class:`concurrent.futures.ProcessPoolExecutor`, which notices a process that dies (an
+in-process adapter that segfaults) instead of waiting for it forever. An isolated
+adapter's executor sees it was forked and starts a worker of its own (see
+:mod:`harness.worker.client`). Where ``fork`` does not exist the run uses one job and says so.
+
+Isolated adapters are also asked ahead (:meth:`harness.calls.Calls.prefetch`): before a
+unit's checks run, every input's usual calls go to each worker in one frame.
+"""
+
+from __future__ import annotations
+
+import copy
+import multiprocessing
+import signal
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+from harness.calls import Calls
+from harness.cases.model import Case, Policy
+from harness.checks.structure import batch_texts
+from harness.checks.base import Finding
+from harness.run.judging import Documentation
+from harness.run.result import Cell, DivergenceRecord
+
+__all__ = ["CASES_PER_TASK", "Delta", "Jobs", "JobsBroken", "TEXTS_PER_TASK", "chunked", "judge_delta", "merge",
+           "prefetch_requests"]
+
+#: Units per task sent to a process: small enough to balance, big enough to batch.
+CASES_PER_TASK = 24
+TEXTS_PER_TASK = 48
+
+_RUNNER: Any = None  # the runner a forked process works for (inherited, never pickled)
+
+
+class JobsBroken(Exception):
+    """A ``--jobs`` process died: an in-process adapter crashed it (isolate it)."""
+
+
+@dataclass
+class Delta:
+    """What one task added to a runner's state."""
+
+    matrix: dict[str, dict[str, Cell]] = field(default_factory=dict)
+    records: list[DivergenceRecord] = field(default_factory=list)
+    pending: list[Any] = field(default_factory=list)
+    #: the documentation's absorbers, each pointing at a record of ``records`` (one pickle
+    #: keeps that identity across processes)
+    absorbers: list[Any] = field(default_factory=list)
+    vocab_findings: dict[str, list[Finding]] = field(default_factory=dict)
+    #: adapter -> long-input kind -> largest length checked
+    long_reach: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: the runner's per-input outcomes (``Runner.inputs``)
+    inputs: dict[Any, dict] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+def _fresh(runner: Any) -> Any:
+    """A shallow copy of ``runner`` with empty state of its own (adapters shared)."""
+    sub = copy.copy(runner)
+    sub.matrix = {}
+    sub.records = []
+    sub._pending = []
+    sub._settler = None
+    sub.documentation = Documentation()
+    sub.notes = list(runner.notes)
+    sub.inputs = {}
+    return sub
+
+
+def _delta(sub: Any, notes_before: int, *, vocab_findings: dict[str, list[Finding]] | None = None) -> Delta:
+    return Delta(matrix=sub.matrix, records=sub.records, pending=sub._pending,
+                 absorbers=list(sub.documentation.absorbers), vocab_findings=vocab_findings or {},
+                 notes=sub.notes[notes_before:], inputs=sub.inputs)
+
+
+def merge(runner: Any, delta: Delta) -> None:
+    """Apply ``delta`` to ``runner`` (in unit order: that is what makes runs repeatable)."""
+    for adapter, row in delta.matrix.items():
+        for check, cell in row.items():
+            mine = runner.cell(adapter, check)
+            mine.inputs += cell.inputs
+            mine.unsupported += cell.unsupported
+            mine.explained += cell.explained
+            mine.divergences.extend(cell.divergences)
+    runner.records.extend(delta.records)
+    runner._pending.extend(delta.pending)
+    for a in delta.absorbers:
+        runner.documentation.add(a.adapter, a.check, a.kind, a.text, domain=a.domain, record=a.record)
+    runner.vocab_findings.update(delta.vocab_findings)
+    for key, entry in delta.inputs.items():
+        runner.inputs.setdefault(key, {**entry, "outcomes": {}})["outcomes"].update(entry["outcomes"])
+    for adapter, kinds in delta.long_reach.items():
+        runner.long_reach.setdefault(adapter, {}).update(kinds)
+    for note in delta.notes:
+        if note not in runner.notes:
+            runner.notes.append(note)
+
+
+def judge_delta(runner: Any, delta: Delta) -> list[DivergenceRecord]:
+    """Apply one case's delta (run ahead, in parallel) and judge it at once, as
+    :meth:`harness.run.runner.Runner.run_case_judged` does for a case run now."""
+    before = len(runner.records)
+    pending_before = len(runner._pending)
+    merge(runner, delta)
+    mine = runner._pending[pending_before:]
+    del runner._pending[pending_before:]
+    return runner.records[before:] + runner.settle(mine)
+
+
+# -- what the adapters are asked ahead -------------------------------------------------------
+
+
+def prefetch_requests(calls: Calls, text: str, policy: Policy) -> list[tuple[str, tuple[Any, ...], bool]]:
+    """The calls the checks make about ``text`` on ``calls`` in the usual case."""
+    caps = calls.info.capabilities
+    requests: list[tuple[str, tuple[Any, ...], bool]] = [("encode", (text, policy), True)]
+    if caps.alphabet is not None or calls.info.custom_domain:
+        requests.insert(0, ("in_domain", (text,), False))
+    if caps.encode_ordinary:
+        requests.append(("encode_ordinary", (text,), False))
+    if caps.pretokenize:
+        requests.append(("pretokenize", (text,), False))
+    if caps.batch:
+        texts = batch_texts(text)
+        requests.append(("encode_batch", (texts, policy), False))
+        requests += [("encode", (t, policy), False) for t in texts[1:]]
+    return requests
+
+
+def _prefetch(items: Iterable[tuple[Calls, str, Policy]]) -> None:
+    by_calls: dict[int, tuple[Calls, list[tuple[str, tuple[Any, ...], bool]]]] = {}
+    for calls, text, policy in items:
+        if calls.batches:
+            by_calls.setdefault(id(calls), (calls, []))[1].extend(prefetch_requests(calls, text, policy))
+    for calls, requests in by_calls.values():
+        calls.prefetch(requests)
+
+
+# -- units, as run in a job process (or in process with --jobs 1) ---------------------------
+
+
+def _case_task(task: tuple[Sequence[Case], dict[str, list[Finding]]]) -> Delta:
+    cases, vocab_findings = task
+    runner = _RUNNER
+    sub = _fresh(runner)
+    # found after the processes forked: what the documented vocabulary cases judge
+    sub.vocab_findings = {**runner.vocab_findings, **vocab_findings}
+    before = len(sub.notes)
+    pairs = {case.id: sub.case_pairs(case) for case in cases}
+    _prefetch((calls, case.text, case.policy) for case in cases for pair in pairs[case.id] for calls in set(pair))
+    for case in cases:
+        sub.run_case(case)
+    return _delta(sub, before)
+
+
+def _generated_task(units: Sequence[tuple[str, tuple[str, ...], str]]) -> Delta:
+    from harness.checks.base import ORDINARY
+
+    runner = _RUNNER
+    sub = _fresh(runner)
+    before = len(sub.notes)
+    calls = sub.selected.calls
+    _prefetch((calls[name], text, ORDINARY) for text, names, reference in units for name in {*names, reference})
+    for text, names, reference in units:
+        ref = calls[reference]
+        active = [calls[n] for n in names]
+        for c in {ref, *active}:
+            c.reset()
+        for adapter in active:
+            sub.run_generated_input(text, adapter, ref)
+    return _delta(sub, before)
+
+
+def _vocab_task(names: Sequence[str]) -> Delta:
+    from harness.checks import check_vocab
+
+    runner = _RUNNER
+    sub = _fresh(runner)
+    before = len(sub.notes)
+    found: dict[str, list[Finding]] = {}
+    for name in names:
+        adapter = sub.selected.calls[name]
+        report = check_vocab(adapter, sub.selected.reference_for(adapter.info.encoding))
+        sub.cell(name, "vocab-consistency").inputs += report.inputs
+        found[name] = report.sorted_findings()
+    return _delta(sub, before, vocab_findings=found)
+
+
+def _long_task(units: Sequence[Any]) -> Delta:
+    from harness.run.long_tier import run_unit
+
+    sub = _fresh(_RUNNER)
+    before = len(sub.notes)
+    reach: dict[str, dict[str, int]] = {}
+    for unit in units:
+        for adapter, length in run_unit(sub, unit).items():
+            reach.setdefault(adapter, {})[unit.kind] = length
+    delta = _delta(sub, before)
+    delta.long_reach = reach
+    return delta
+
+
+def _shrink_task(work: Sequence[tuple[Any, int, float | None]]) -> list[tuple[Finding, bool]]:
+    from harness.generate.minimise import shrink_finding_bounded
+
+    calls = _RUNNER.selected.calls
+    out = []
+    for candidate, max_calls, max_seconds in work:
+        out.append(shrink_finding_bounded(candidate.finding, calls[candidate.finding.adapter],
+                                          calls[candidate.reference], candidate.subject_policy,
+                                          max_calls=max_calls, max_seconds=max_seconds))
+    return out
+
+
+def _pool_task(specs: Sequence[dict[str, Any]]) -> list[list[str]]:
+    from harness.generate.pools import hostile_pool
+
+    return [hostile_pool(**spec) for spec in specs]
+
+
+TASKS: dict[str, Callable[[Sequence[Any]], Any]] = {
+    "vocab": _vocab_task, "cases": _case_task, "generated": _generated_task, "long": _long_task,
+    "shrink": _shrink_task, "pool": _pool_task,
+}
+
+
+def _run_task(kind: str, units: Sequence[Any]) -> Any:
+    return TASKS[kind](units)
+
+
+def _child_init() -> None:
+    # Ctrl-C and SIGTERM are the parent's to handle; it ends the pool
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def chunked(items: Sequence[Any], size: int) -> list[Sequence[Any]]:
+    """``items`` in consecutive slices of ``size``.
+
+    >>> chunked([1, 2, 3, 4, 5], 2)
+    [[1, 2], [3, 4], [5]]
+    """
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
+class Jobs:
+    """The processes of a run and the order results are merged in.
+
+    The processes are forked once, at the first parallel phase, and serve every phase
+    until :meth:`close` (an isolated adapter's worker is started once per process, not
+    once per phase). What a later phase needs of the parent's state travels with its
+    tasks (the vocabulary findings the documented cases judge); an adapter added after
+    the fork (a case's own reference) makes them fork again.
+    """
+
+    def __init__(self, runner: Any, jobs: int = 1) -> None:
+        self.runner = runner
+        self.requested = max(1, int(jobs))
+        self.jobs = self.requested
+        self.note: str | None = None
+        if self.jobs > 1 and "fork" not in multiprocessing.get_all_start_methods():
+            self.jobs = 1
+            self.note = f"--jobs {self.requested} needs the fork start method, which this platform lacks; ran with 1"
+        self._pool: ProcessPoolExecutor | None = None
+        #: the adapters the processes were forked with: a new one means forking again
+        self._forked_with: tuple[str, ...] = ()
+
+    @property
+    def parallel(self) -> bool:
+        return self.jobs > 1
+
+    def run(self, kind: str, tasks: Sequence[Sequence[Any]], *, progress: Callable[[int], None] = lambda n: None) -> None:
+        """Run every task and merge its delta into the runner, in task order."""
+        progress(0)  # the phase has started (a progress bar shows it before the first task ends)
+        try:
+            for done, delta in enumerate(self._results(kind, tasks)):
+                merge(self.runner, delta)
+                progress(done + 1)
+        except BaseException:
+            self.close(terminate=True)  # interrupted: do not wait for the tasks running
+            raise
+
+    def shrink_many(self, work: list[tuple[Any, int, float | None]]) -> list[tuple[Finding, bool]]:
+        """Shrink every candidate of ``work``, in parallel; results in ``work``'s order."""
+        return self.map("shrink", work)
+
+    def deltas(self, kind: str, tasks: Sequence[Any]) -> list[Delta]:
+        """Each task's delta, in order, not merged (the pytest plugin judges them one by one)."""
+        return list(self._results(kind, tasks))
+
+    def map(self, kind: str, items: Sequence[Any]) -> list[Any]:
+        """The task ``kind`` on each item, in parallel; results in ``items``' order.
+
+        Unlike :meth:`run` nothing is merged into the runner.
+        """
+        results: list[Any] = []
+        for part in self._results(kind, [[item] for item in items]):
+            results.extend(part)
+        return results
+
+    def _results(self, kind: str, tasks: Sequence[Sequence[Any]]) -> Iterator[Any]:
+        global _RUNNER
+        _RUNNER = self.runner
+        if self.jobs == 1 or len(tasks) <= 1:
+            for task in tasks:
+                yield _run_task(kind, task)
+            return
+        adapters = tuple(sorted(self.runner.selected.calls))
+        if self._pool is not None and self._forked_with != adapters:
+            self.close()
+        if self._pool is None:
+            context = multiprocessing.get_context("fork")
+            self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context, initializer=_child_init)
+            self._forked_with = adapters
+        try:
+            yield from self._pool.map(_run_task, [kind] * len(tasks), tasks)
+        except BrokenProcessPool as exc:
+            self.close()
+            raise JobsBroken(
+                "a --jobs process died while running adapters in process (a crash in an adapter "
+                "that is not isolated); rerun with --isolate to make the crash an outcome, or --jobs 1"
+            ) from exc
+
+    def close(self, *, terminate: bool = False) -> None:
+        """End the processes (and, through them, the workers they started)."""
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        if not terminate:
+            pool.shutdown(wait=True, cancel_futures=True)
+            return
+        # the executor keeps its processes private; terminating them is the only way not
+        # to wait for a task that may run for minutes
+        processes = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            if process.is_alive():
+                process.terminate()

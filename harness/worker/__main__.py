@@ -1,0 +1,5 @@
+import sys
+
+from harness.worker.server import main
+
+sys.exit(main())

@@ -1,0 +1,82 @@
+"""The JavaScript adapters of every Node environment, as a family of tokconf adapters.
+
+``tokconf env add npm:...`` (:mod:`harness.envs.npm`) installs packages into a Node
+project and records, in its manifest, the adapters the Node worker found there
+(``js-tiktoken@1.0.21:cl100k_base``, ...). This family registers them. They are other
+tokenizers, not other releases of this environment's libraries, so unlike a Python
+environment's adapters (:mod:`harness.envs.family`, which join a run by name) they take
+part in every run, beside tiktoken and ``hf:``: the conformance suite included.
+
+Each one always runs in a Node worker of its own (:class:`harness.worker.node.NodeExecutor`,
+started through the spec's ``executor`` with the run's limits), and is unavailable, with
+the reason, when Node.js is missing or the project lost its ``node_modules``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from harness.envs.store import EnvAdapter, Environment, load_all
+from harness.registry import AdapterSpec, AdapterUnavailable
+
+__all__ = ["family", "node_executor"]
+
+
+def _problem(env: Environment) -> str | None:
+    from harness.worker.node import node_unavailable_reason
+
+    reason = node_unavailable_reason()
+    if reason is not None:
+        return reason
+    if not (Path(env.folder) / "node_modules").is_dir():
+        return (f"environment {env.name} has no node_modules in {env.folder}: "
+                f"`tokconf env remove {env.name}` and add it again")
+    return None
+
+
+def node_executor(env: Environment, adapter: EnvAdapter, isolation: Any = None) -> Any:
+    """A Node worker running ``adapter`` of Node environment ``env``, with the run's limits."""
+    from harness.worker.node import NodeExecutor, NodeSetup
+    from harness.worker.setup import Isolation
+    from implementations.javascript import module_paths
+
+    problem = adapter.reason or _problem(env)
+    if problem is not None:
+        raise AdapterUnavailable(problem)
+    base = isolation if isolation is not None else Isolation()
+    worker = NodeExecutor(adapter.inner, base, NodeSetup(project=env.folder, modules=module_paths()))
+    if worker.version != adapter.version:
+        worker.close()
+        raise AdapterUnavailable(f"environment {env.name} now has {adapter.library} {worker.version}, not "
+                                 f"{adapter.version} as when it was made: `tokconf env remove {env.name}` "
+                                 "and add it again")
+    worker.info = replace(worker.info, name=adapter.name, provider=f"Node environment {env.name}")
+    return worker
+
+
+def _remote(env: Environment, adapter: EnvAdapter) -> Any:
+    from harness.envs.family import RemoteAdapter
+
+    return RemoteAdapter(adapter.name, executor=node_executor(env, adapter))
+
+
+def family() -> list[AdapterSpec]:
+    """Every Node environment's adapters (the first environment to provide a name keeps it)."""
+    specs: dict[str, AdapterSpec] = {}
+    for env in load_all():
+        if env.runtime != "node":
+            continue
+        for adapter in env.adapters:
+            if adapter.name in specs:
+                continue
+            specs[adapter.name] = AdapterSpec(
+                name=adapter.name, encoding=adapter.encoding, library=adapter.library, version=adapter.version,
+                factory=lambda e=env, a=adapter: _remote(e, a),
+                description=f"{adapter.inner} from npm in Node environment {env.name} ({', '.join(env.requirements)})",
+                check=lambda e=env, a=adapter: a.reason or _problem(e),
+                language="JavaScript",
+                executor=lambda isolation, e=env, a=adapter: node_executor(e, a, isolation),
+            )
+    return list(specs.values())

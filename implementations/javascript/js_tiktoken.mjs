@@ -1,0 +1,91 @@
+// js-tiktoken: the pure-JavaScript port of tiktoken (npm "js-tiktoken"), used as its
+// README shows: getEncoding(name) from the package's main entry.
+//
+// Its API is encode(text, allowedSpecial, disallowedSpecial) and decode(tokens) -> string.
+// The policy arguments are tiktoken's, spelled the same way (an array of literals or
+// "all"; defaults [] and "all"), so tiktoken's semantics map one to one. What it lacks:
+// encode_ordinary (callers pass [], []), a batch encode, decoding to bytes, a strict
+// decode. decode_bytes and token_bytes here read the byte table its decode joins before
+// its TextDecoder (textMap, then inverseSpecialTokens, an unknown ID skipped as decode
+// skips it); decode(errors="strict") is unsupported.
+
+import fs from "node:fs";
+import path from "node:path";
+import { idList, idSpace, jsString, snippet, vocabularyInfo } from "./common.mjs";
+
+export const library = "js-tiktoken";
+
+export async function encodings(ctx) {
+  const manifest = JSON.parse(fs.readFileSync(path.join(ctx.packageDir, "package.json"), "utf8"));
+  const names = Object.keys(manifest.exports || {}).filter((k) => k.startsWith("./ranks/")).map((k) => k.slice("./ranks/".length));
+  return names.sort().map((encoding) => ({ encoding, id_space: idSpace(encoding), reason: null }));
+}
+
+function policyArgs(policy) {
+  return [policy.allowed, policy.disallowed];
+}
+
+function policyText(policy) {
+  const part = (p) => (p === "all" ? '"all"' : JSON.stringify(p));
+  return `${part(policy.allowed)}, ${part(policy.disallowed)}`;
+}
+
+export async function build(ctx, encoding) {
+  const { getEncoding } = await ctx.load("js-tiktoken");
+  const enc = getEncoding(encoding);
+  const specials = Object.entries(enc.specialTokens);
+  const textMap = enc.textMap; // rank -> bytes, what decode joins
+  const inverse = enc.inverseSpecialTokens;
+  const pattern = new RegExp(enc.patStr, "ug");
+  const bytesOf = (id) => textMap.get(id) ?? inverse[id];
+  const importLine = `import { getEncoding } from "js-tiktoken"; // npm install js-tiktoken@${ctx.version}`;
+  const call = `getEncoding(${JSON.stringify(encoding)})`;
+  return {
+    info: {
+      encoding: idSpace(encoding),
+      special_tokens: specials,
+      capabilities: {
+        special_policy: "tiktoken",
+        encode_ordinary: false,
+        pretokenize: true,
+        notes: [
+          "allowedSpecial/disallowedSpecial take tiktoken's values (an array of literals or \"all\") with tiktoken's meaning",
+          "no encode_ordinary: encode(text, [], []) is its ordinary encode; no batch encode",
+          "decode returns text only (a TextDecoder): decode_bytes/token_bytes read the byte table decode joins, " +
+            "where an unknown ID is skipped as decode skips it; decode(errors='strict') is unsupported",
+          "pretokenize runs its own pattern (patStr) with the JavaScript RegExp engine, flags 'ug', as encode does",
+        ],
+      },
+      vocabulary: vocabularyInfo(ctx, encoding, textMap.entries()),
+    },
+    encode(text, policy) {
+      return enc.encode(text, ...policyArgs(policy));
+    },
+    decode_bytes(ids) {
+      const parts = ids.map(bytesOf).filter((b) => b != null);
+      return new Uint8Array(Buffer.concat(parts.map((b) => Buffer.from(b))));
+    },
+    decode(ids, errors) {
+      if (errors !== "replace") throw new ctx.Unsupported(`js-tiktoken's decode has no errors=${JSON.stringify(errors)}`);
+      return enc.decode(ids);
+    },
+    token_bytes(id) {
+      const bytes = bytesOf(id);
+      if (bytes == null) throw new RangeError(`js-tiktoken has no token ${id}`);
+      return new Uint8Array(bytes);
+    },
+    pretokenize(text) {
+      return Array.from(text.matchAll(pattern), (m) => m[0]);
+    },
+    classify(op, error) {
+      return op === "token_bytes" && error instanceof RangeError ? "unknown-id" : null;
+    },
+    snippet(check, kind, text, policy, ids) {
+      if (ids != null) return snippet(importLine, `${call}.decode(${idList(ids)})`);
+      if (check === "round-trip" || check === "per-token-decode") {
+        return snippet(importLine, `((e) => e.decode(e.encode(${jsString(text)}, ${policyText(policy)})))(${call})`);
+      }
+      return snippet(importLine, `${call}.encode(${jsString(text)}, ${policyText(policy)})`);
+    },
+  };
+}

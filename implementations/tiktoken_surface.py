@@ -1,0 +1,197 @@
+"""tiktoken's whole public API on one input: every path its users call, as outcomes.
+
+:func:`walk` runs one text through each public ``Encoding`` method under each
+special-token policy, and decodes the IDs back through each decode method;
+:func:`attributes` reads what does not depend on an input (``n_vocab``, ``eot_token``,
+a hash of ``token_byte_values()``) and a few fixed probes that releases have answered
+differently (an ID past the vocabulary, invalid UTF-8 through the raw byte path).
+
+A method a release lacks is ``unsupported`` (so is ``encode_to_numpy`` without numpy),
+never an error of the release. Paths are named ``method`` or ``method[variant]``:
+
+- ``encode[P]``, ``encode_batch[P]``, ``encode_to_numpy[P]`` for the policies ``P`` of
+  :data:`POLICIES` (``one``: only the first literal present allowed, when one is);
+- ``encode_ordinary``, ``encode_ordinary_batch``;
+- ``_encode_bytes``: the raw byte path tiktoken's own tests exercise
+  (``tests/test_encoding.py``: ``enc._encode_bytes(bytestring)``), fed the text's UTF-8
+  with surrogates kept as their 3-byte sequences, so a lone surrogate reaches it as
+  invalid UTF-8;
+- ``encode_single_token[text]`` (the whole text) and ``encode_single_token[pieces]``
+  (each distinct token's bytes back to its ID, in first-seen order);
+- ``decode_bytes``, ``decode[replace]``, ``decode[strict]``,
+  ``decode_single_token_bytes[distinct]`` (each distinct ID), ``decode_tokens_bytes``,
+  ``decode_with_offsets``, ``decode_batch``, ``decode_bytes_batch``, all on the IDs of
+  ``encode[all]`` (or of ``encode_ordinary`` when that raised), so special tokens are
+  decoded too.
+
+Values are plain data (tuples, bytes, str, int) so the surface crosses a worker
+boundary in one call. A list of token byte strings (``decode_tokens_bytes``) is kept as
+``(joined bytes, (length, ...))``: the same information, but a million-token input does
+not become a million small objects to encode, send and store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Callable
+
+from harness.outcomes import Operation, Outcome, capture
+
+__all__ = ["POLICIES", "attributes", "walk"]
+
+#: (label, allowed_special, disallowed_special), tiktoken's keyword arguments.
+POLICIES: tuple[tuple[str, Any, Any], ...] = (
+    ("default", frozenset(), "all"),
+    ("all", "all", ()),
+    ("ordinary", frozenset(), ()),
+)
+
+Classify = Callable[[Operation, BaseException], "str | None"]
+
+
+def _plain(value: Any) -> Any:
+    """Lists, numpy arrays and numpy integers as tuples and ints (protocol-ready)."""
+    if isinstance(value, (bytes, str, int, type(None))):
+        return value
+    if isinstance(value, bytearray):
+        return bytes(value)
+    if hasattr(value, "tolist") and not isinstance(value, (list, tuple)):
+        return _plain(value.tolist())  # numpy array or scalar
+    if isinstance(value, (list, tuple)):
+        return tuple(_plain(v) for v in value)
+    if isinstance(value, (set, frozenset)):
+        return tuple(sorted(_plain(v) for v in value))
+    if hasattr(value, "__index__"):
+        return value.__index__()
+    return value
+
+
+class _Walker:
+    def __init__(self, enc: Any, classify: Classify, release: str) -> None:
+        self.enc = enc
+        self.classify = classify
+        self.release = release
+        self.out: list[tuple[str, Outcome]] = []
+
+    def _classify(self, op: Operation, exc: BaseException) -> str | None:
+        if isinstance(exc, ImportError) and "numpy" in str(exc):
+            return "unsupported"  # encode_to_numpy where numpy is not installed
+        return self.classify(op, exc)
+
+    def call(self, path: str, op: Operation, method: str, *args: Any, **kwargs: Any) -> Outcome:
+        fn = getattr(self.enc, method, None)
+        if fn is None:
+            outcome = Outcome.raised("unsupported", "tokconf.MissingMethod",
+                                     f"tiktoken {self.release} has no Encoding.{method}")
+        else:
+            outcome = capture(op, fn, *args, classify=self._classify, **kwargs)
+            if outcome.is_ok:
+                outcome = Outcome.ok(_plain(outcome.value))
+        self.out.append((path, outcome))
+        return outcome
+
+
+def walk(enc: Any, text: str, *, classify: Classify, release: str) -> list[tuple[str, Outcome]]:
+    """Every public path of ``enc`` (a ``tiktoken.Encoding``) on ``text``."""
+    w = _Walker(enc, classify, release)
+    policies = list(POLICIES)
+    literals = sorted((s for s in enc.special_tokens_set if s in text), key=text.index)
+    if literals:
+        policies.append(("one", frozenset({literals[0]}), "all"))
+    encoded: dict[str, Outcome] = {}
+    for label, allowed, disallowed in policies:
+        kwargs = {"allowed_special": allowed, "disallowed_special": disallowed}
+        encoded[label] = w.call(f"encode[{label}]", "encode", "encode", text, **kwargs)
+        w.call(f"encode_batch[{label}]", "encode", "encode_batch", [text], **kwargs)
+        w.call(f"encode_to_numpy[{label}]", "encode", "encode_to_numpy", text, **kwargs)
+    ordinary = w.call("encode_ordinary", "encode", "encode_ordinary", text)
+    w.call("encode_ordinary_batch", "encode", "encode_ordinary_batch", [text])
+    w.call("_encode_bytes", "encode", "_encode_bytes", text.encode("utf-8", "surrogatepass"))
+    w.call("encode_single_token[text]", "encode", "encode_single_token", text)
+    source = encoded["all"] if encoded["all"].is_ok else ordinary
+    if not source.is_ok:
+        return w.out
+    _decode_paths(w, list(source.value))
+    return w.out
+
+
+def pieces_value(tokens: Any) -> tuple[bytes, tuple[int, ...]]:
+    """A list of token byte strings as (joined bytes, lengths).
+
+    >>> pieces_value([b"ab", b"", b"c"])
+    (b'abc', (2, 0, 1))
+    """
+    return b"".join(tokens), tuple(len(t) for t in tokens)
+
+
+def _decode_paths(w: _Walker, ids: list[int]) -> None:
+    distinct = list(dict.fromkeys(ids))
+    w.call("decode_bytes", "decode", "decode_bytes", ids)
+    w.call("decode[replace]", "decode", "decode", ids, errors="replace")
+    w.call("decode[strict]", "decode", "decode", ids, errors="strict")
+    tokens = w.call("decode_tokens_bytes", "decode", "decode_tokens_bytes", ids)
+    if tokens.is_ok:
+        w.out[-1] = ("decode_tokens_bytes", Outcome.ok(pieces_value(tokens.value)))
+    singles = _each(w, "decode_single_token_bytes", "decode", distinct, path="decode_single_token_bytes[distinct]")
+    w.call("decode_with_offsets", "decode", "decode_with_offsets", ids)
+    w.call("decode_batch", "decode", "decode_batch", [ids])
+    w.call("decode_bytes_batch", "decode", "decode_bytes_batch", [ids])
+    if singles.is_ok:
+        _each(w, "encode_single_token", "encode", list(singles.value), path="encode_single_token[pieces]")
+
+
+def _each(w: _Walker, method: str, op: Operation, items: list[Any], *, path: str | None = None) -> Outcome:
+    """``method`` on each item: the tuple of answers, or the first failure."""
+    fn = getattr(w.enc, method, None)
+    label = path or method
+    if fn is None:
+        outcome = Outcome.raised("unsupported", "tokconf.MissingMethod", f"tiktoken {w.release} has no Encoding.{method}")
+        w.out.append((label, outcome))
+        return outcome
+    answers = []
+    for item in items:
+        one = capture(op, fn, item, classify=w._classify)
+        if not one.is_ok:
+            w.out.append((label, one))
+            return one
+        answers.append(_plain(one.value))
+    outcome = Outcome.ok(tuple(answers))
+    w.out.append((label, outcome))
+    return outcome
+
+
+def token_bytes_digest(values: Any) -> str:
+    """``sha256:<hex> n=<count>`` over the length-prefixed token bytes, in order."""
+    h = hashlib.sha256()
+    count = 0
+    for token in values:
+        h.update(len(token).to_bytes(4, "big") + bytes(token))
+        count += 1
+    return f"sha256:{h.hexdigest()} n={count}"
+
+
+def attributes(enc: Any, *, classify: Classify, release: str) -> list[tuple[str, Outcome]]:
+    """The input-independent part of the surface: attributes and fixed probes."""
+    w = _Walker(enc, classify, release)
+    for name in ("name", "n_vocab", "max_token_value", "eot_token", "special_tokens_set"):
+        if hasattr(enc, name):
+            outcome = capture("other", lambda n=name: getattr(enc, n), classify=w._classify)
+            w.out.append((name, Outcome.ok(_plain(outcome.value)) if outcome.is_ok else outcome))
+        else:
+            w.out.append((name, Outcome.raised("unsupported", "tokconf.MissingMethod",
+                                               f"tiktoken {release} has no Encoding.{name}")))
+    values = w.call("token_byte_values()", "other", "token_byte_values")
+    if values.is_ok:
+        w.out[-1] = ("token_byte_values()", Outcome.ok(token_bytes_digest(values.value)))
+    past = getattr(enc, "max_token_value", 0) + 1
+    # fixed probes: IDs no vocabulary has, and bytes that are not UTF-8
+    w.call("decode_bytes[past-vocab]", "decode", "decode_bytes", [past])
+    w.call("decode[past-vocab]", "decode", "decode", [past])
+    w.call("decode_single_token_bytes[past-vocab]", "decode", "decode_single_token_bytes", past)
+    w.call("decode_bytes[2**32]", "decode", "decode_bytes", [2**32])
+    w.call("decode_bytes[-1]", "decode", "decode_bytes", [-1])
+    w.call("decode_tokens_bytes[past-vocab]", "decode", "decode_tokens_bytes", [past])
+    w.call("decode_with_offsets[past-vocab]", "decode", "decode_with_offsets", [past])
+    w.call("encode_single_token[invalid-utf8]", "encode", "encode_single_token", b"\xff\xfe")
+    w.call("_encode_bytes[invalid-utf8]", "encode", "_encode_bytes", b" \xec\x8b\xa4\xed")
+    return w.out

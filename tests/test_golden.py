@@ -1,0 +1,199 @@
+"""Goldens: the file format, snapshot and gate from the command line, a SIGKILL mid-write,
+and the pytest options. Real tiktoken, real subprocesses."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.golden.format import GoldenAdapter, GoldenError, GoldenHeader, GoldenWriter, read_golden
+from harness.outcomes import Outcome
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def tokconf(*args: str, **kwargs) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "harness", *args], capture_output=True, text=True, cwd=REPO,
+                          **kwargs)
+
+
+def header(*names: str) -> GoldenHeader:
+    return GoldenHeader(adapters=tuple(GoldenAdapter(n, "r50k_base", "tiktoken", "0.14.0", "",
+                                                     {"n_vocab": Outcome.ok(50257)}) for n in names),
+                        vocabularies={"vocab.bpe": "1ce1"}, inputs={"cases": "shipped"}, created="now")
+
+
+def test_the_format_round_trips_exactly_and_stores_equal_outcomes_once(tmp_path: Path) -> None:
+    path = tmp_path / "g.tokconf"
+    text = "a\ud800b"  # a lone surrogate survives
+    raw = text.encode("utf-8", "surrogatepass")
+    outcomes = {"x:gpt2": {"encode[default]": Outcome.ok((64, 4210, 65)), "encode[all]": Outcome.ok((64, 4210, 65)),
+                           "decode_bytes": Outcome.ok(raw), "decode[replace]": Outcome.ok("a\ufffdb"),
+                           "decode_with_offsets": Outcome.ok((text, (0, 1, 2))),
+                           "decode[strict]": Outcome.raised("invalid-utf8", "builtins.UnicodeDecodeError", "at 1")}}
+    with GoldenWriter(path, header("x:gpt2")) as writer:
+        writer.add("case:one", text, outcomes)
+        writer.add("case:two", "", {"x:gpt2": {"encode[default]": Outcome.ok(())}})
+    lines = gzip.decompress(path.read_bytes()).split(b"\n")
+    first = json.loads(lines[1])
+    assert len(first["values"]) == 5  # encode[default] and encode[all] share one
+    assert {"ok": {"=": "bytes"}} in first["values"]  # the input's own bytes are not stored again
+    assert json.loads(lines[-2]) == {"end": 2}
+    head, inputs = read_golden(path)
+    assert [a.name for a in head.adapters] == ["x:gpt2"] and head.adapters[0].attributes["n_vocab"].value == 50257
+    got = list(inputs)
+    assert [(g.source, g.text) for g in got] == [("case:one", text), ("case:two", "")]
+    restored = got[0].outcomes["x:gpt2"]
+    assert restored["decode_with_offsets"].value == (text, (0, 1, 2))
+    assert restored["decode_bytes"].value == raw
+    # messages are not kept: they vary; kind, category and native type are
+    assert restored["decode[strict]"] == Outcome(kind="raised", category="invalid-utf8",
+                                                 native_type="builtins.UnicodeDecodeError")
+    assert {p: o.value for p, o in restored.items() if o.is_ok} == {
+        p: o.value for p, o in outcomes["x:gpt2"].items() if o.is_ok}
+
+
+def test_values_made_from_earlier_ones_are_stored_as_references(tmp_path: Path) -> None:
+    path = tmp_path / "g.tokconf"
+    outcomes = {"x:gpt2": {"encode[all]": Outcome.ok((7, 8, 7)), "encode_batch[all]": Outcome.ok(((7, 8, 7),)),
+                           "encode_single_token[pieces]": Outcome.ok((7, 8))}}
+    with GoldenWriter(path, header("x:gpt2")) as writer:
+        writer.add("case:one", "aba", outcomes)
+    stored = json.loads(gzip.decompress(path.read_bytes()).split(b"\n")[1])["values"]
+    assert stored == [{"ok": [7, 8, 7]}, {"wrap": 0}, {"distinct": 0}]
+    (item,) = list(read_golden(path)[1])
+    assert {p: o.value for p, o in item.outcomes["x:gpt2"].items()} == {p: o.value for p, o in outcomes["x:gpt2"].items()}
+
+
+def test_a_golden_without_its_trailer_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "g.tokconf"
+    with GoldenWriter(path, header("x:gpt2")) as writer:
+        writer.add("case:one", "hi", {"x:gpt2": {"encode[default]": Outcome.ok((5303,))}})
+    lines = gzip.decompress(path.read_bytes()).split(b"\n")
+    path.write_bytes(gzip.compress(b"\n".join(lines[:2]) + b"\n"))
+    _, inputs = read_golden(path)
+    with pytest.raises(GoldenError, match="ends without its trailer after 1 inputs: it was cut short"):
+        list(inputs)
+    path.write_bytes(gzip.compress(b'{"format": "something else"}\n'))
+    with pytest.raises(GoldenError, match="is not a tokconf golden"):
+        read_golden(path)
+
+
+def test_an_exception_while_writing_keeps_the_previous_golden(tmp_path: Path) -> None:
+    path = tmp_path / "g.tokconf"
+    path.write_bytes(b"previous")
+    with pytest.raises(RuntimeError):
+        with GoldenWriter(path, header("x:gpt2")) as writer:
+            writer.add("case:one", "hi", {"x:gpt2": {}})
+            raise RuntimeError("stop")
+    assert path.read_bytes() == b"previous"
+    assert list(tmp_path.iterdir()) == [path]  # no temporary file left behind
+
+
+@pytest.fixture(scope="module")
+def golden(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("golden") / "g.tokconf"
+    done = tokconf("snapshot", "--impl", "tiktoken:gpt2", "--no-cases", "--max-examples", "20", "-o", str(path),
+                   "--quiet")
+    assert done.returncode == 0, done.stderr
+    assert "wrote" in done.stdout and "tiktoken:gpt2" in done.stdout
+    return path
+
+
+def test_gate_passes_on_the_same_release(golden: Path) -> None:
+    done = tokconf("gate", str(golden), "--quiet")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "result: no change against the golden" in done.stdout
+
+
+def _tampered(golden: Path, target: Path) -> str:
+    """A copy of ``golden`` whose first generated input's encode[default] IDs were changed."""
+    head, inputs = read_golden(golden)
+    changed = ""
+    with GoldenWriter(target, head) as writer:
+        for item in inputs:
+            outcomes = {a: dict(p) for a, p in item.outcomes.items()}
+            if not changed and outcomes["tiktoken:gpt2"]["encode[default]"].is_ok and item.text:
+                outcomes["tiktoken:gpt2"]["encode[default]"] = Outcome.ok((1, 2, 3))
+                changed = item.source
+            writer.add(item.source, item.text, outcomes)
+    return changed
+
+
+def test_gate_lists_a_changed_path_in_text_json_and_page(golden: Path, tmp_path: Path) -> None:
+    target = tmp_path / "t.tokconf"
+    source = _tampered(golden, target)
+    page = tmp_path / "gate.html"
+    done = tokconf("gate", str(target), "--quiet", "-o", str(page))
+    assert done.returncode == 1
+    assert "changes by kind: IDs changed 1" in done.stdout
+    assert f"[IDs changed] tiktoken:gpt2 encode[default]  {source}" in done.stdout
+    assert "      before: [1, 2, 3]" in done.stdout
+    as_json = json.loads(tokconf("gate", str(target), "--json").stdout)
+    assert as_json["exit"] == 1 and as_json["by_kind"] == {"IDs changed": 1}
+    (change,) = as_json["changes"]
+    assert (change["path"], change["source"], change["before"]) == ("encode[default]", source, {"ok": [1, 2, 3]})
+    html = page.read_text(encoding="utf-8")
+    assert "<h1>tokconf gate: 1 change(s)</h1>" in html and "<script" not in html
+
+
+def test_gate_without_a_golden_says_how_to_make_one(tmp_path: Path) -> None:
+    done = tokconf("gate", str(tmp_path / "none.tokconf"))
+    assert done.returncode == 2
+    assert f"make it with `tokconf snapshot -o {tmp_path / 'none.tokconf'}`" in done.stderr
+
+
+def test_a_sigkill_mid_write_leaves_the_previous_golden_intact(golden: Path, tmp_path: Path) -> None:
+    target = tmp_path / "g.tokconf"
+    target.write_bytes(golden.read_bytes())
+    before = target.read_bytes()
+    pipe = tmp_path / "corpus.fifo"
+    os.mkfifo(pipe)
+    proc = subprocess.Popen([sys.executable, "-m", "harness", "snapshot", "--impl", "tiktoken:gpt2", "--no-cases",
+                             "--no-generated", "--corpus", str(pipe), "--split", "blank-line", "-o", str(target),
+                             "--quiet"], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        with open(pipe, "w", encoding="utf-8") as feed:  # opens once the snapshot reads the corpus
+            feed.write("".join(f"document {n} with some words\n\n" for n in range(3000)))
+            feed.flush()
+            deadline = time.monotonic() + 120
+            # the temporary file exists and has data: the snapshot is writing its golden
+            while not any(p.name.endswith(".tmp") and p.stat().st_size > 0 for p in tmp_path.iterdir()):
+                assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read() if proc.stderr else ""
+                time.sleep(0.05)
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait()
+    except BrokenPipeError:
+        pass
+    assert proc.returncode == -signal.SIGKILL
+    assert target.read_bytes() == before
+    head, inputs = read_golden(target)
+    assert [a.name for a in head.adapters] == ["tiktoken:gpt2"]
+    assert len(list(inputs)) > 20  # valid to its trailer
+    assert tokconf("gate", str(target), "--quiet").returncode == 0
+
+
+def test_pytest_gates_on_a_golden_and_rewrites_it(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
+                                                  golden: Path) -> None:
+    monkeypatch.setenv("PYTHONPATH", str(REPO))
+    pytester.makepyfile(test_theirs="def test_theirs():\n    assert True\n")
+    missing = pytester.path / "new.tokconf"
+    result = pytester.runpytest_subprocess("--tokconf-golden", str(missing))
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines([f"*no golden at {missing}: make it with `tokconf snapshot -o {missing}`*"])
+    tampered = pytester.path / "t.tokconf"
+    _tampered(golden, tampered)
+    result = pytester.runpytest_subprocess("--tokconf-golden", str(tampered))
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*[[]IDs changed[]] tiktoken:gpt2 encode[[]default[]]*", "*before: [[]1, 2, 3[]]*"])
+    pytester.runpytest_subprocess("--tokconf-golden", str(tampered), "--tokconf-update-golden").assert_outcomes(passed=2)
+    pytester.runpytest_subprocess("--tokconf-golden", str(tampered)).assert_outcomes(passed=2)
+    assert read_golden(tampered)[0].adapters[0].name == "tiktoken:gpt2"
