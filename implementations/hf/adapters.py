@@ -163,8 +163,24 @@ class HFAdapter(Adapter):
     def api_surface(self, text: str) -> list[tuple[str, Outcome]]:
         from implementations.hf.surface import walk
 
-        ordinary = self._ordinary_twin if hasattr(self._tok, "encode_special_tokens") else None
+        ordinary = self._ordinary_view if hasattr(self._tok, "encode_special_tokens") else None
         return walk(self._tok, text, classify=self.classify_error, ordinary=ordinary)
+
+    def _ordinary_view(self) -> Any:
+        """The tokenizer as ``encode_special_tokens = True`` makes it, by flipping the switch
+        per call (as :meth:`encode_ordinary` does) rather than holding a second copy."""
+        tok = self._tok
+
+        class _Ordinary:
+            def encode(self, text: str, add_special_tokens: bool = False) -> Any:
+                before = tok.encode_special_tokens
+                tok.encode_special_tokens = True
+                try:
+                    return tok.encode(text, add_special_tokens=add_special_tokens)
+                finally:
+                    tok.encode_special_tokens = before
+
+        return _Ordinary()
 
     def api_attributes(self) -> list[tuple[str, Outcome]]:
         from implementations.hf.surface import attributes
