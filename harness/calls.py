@@ -46,6 +46,8 @@ class AdapterInfo:
     provider: str = ""
     #: the adapter defines its own ``in_domain`` (a word-level closed vocabulary)
     custom_domain: bool = False
+    #: the pre-tokenizer's split regex, when the adapter declares it (``Adapter.split_pattern``)
+    split_pattern: str | None = None
 
     @property
     def specials(self) -> dict[str, int]:
@@ -79,6 +81,7 @@ class InProcess:
             special_tokens=items,
             provider=provider,
             custom_domain=type(adapter).in_domain is not Adapter.in_domain,
+            split_pattern=_split_pattern(adapter),
         )
 
     def call(self, op: str, *args: Any) -> Outcome:
@@ -105,6 +108,8 @@ class InProcess:
             return capture("decode", a.decode, list(ids), errors=errors, classify=classify)
         if op == "token_bytes":
             return capture("decode", a.token_bytes, args[0], classify=classify)
+        if op == "decode_stream":
+            return capture("decode", a.decode_stream, list(args[0]), classify=classify)
         if op == "pretokenize":
             return capture("other", a.pretokenize, args[0], classify=classify)
         if op == "trace":
@@ -112,6 +117,12 @@ class InProcess:
         if op == "in_domain":
             return capture("other", a.in_domain, args[0], classify=classify)
         raise ValueError(f"unknown adapter operation {op!r}")
+
+
+def _split_pattern(adapter: Adapter) -> str | None:
+    """``adapter.split_pattern`` if it is a string; a property that raises declares nothing."""
+    outcome = capture("other", lambda: adapter.split_pattern, classify=adapter.classify_error)
+    return outcome.value if outcome.is_ok and isinstance(outcome.value, str) and outcome.value else None
 
 
 def _is_ids(value: Any) -> bool:
@@ -127,6 +138,8 @@ _RETURNS: dict[str, tuple[str, Any]] = {
     "token_bytes": ("bytes", lambda v: isinstance(v, bytes)),
     "decode": ("str", lambda v: isinstance(v, str)),
     "pretokenize": ("a list of str", lambda v: isinstance(v, tuple) and all(isinstance(x, str) for x in v)),
+    "decode_stream": ("a list of str or None",
+                      lambda v: isinstance(v, tuple) and all(x is None or isinstance(x, str) for x in v)),
 }
 
 
@@ -199,6 +212,9 @@ class Calls:
 
     def pretokenize(self, text: str) -> Outcome:
         return self._call("pretokenize", text)
+
+    def decode_stream(self, ids: tuple[int, ...]) -> Outcome:
+        return self._call("decode_stream", tuple(ids))
 
     def trace(self, text: str) -> Outcome:
         return self._call("trace", text)
