@@ -21,7 +21,7 @@ from harness.run.result import RunResult
 _CODES = {"agree": "ok", "documented": "doc", "unexpected": "FAIL", "stale": "STALE",
           "unsupported": "-", "unavailable": "n/a"}
 _SHORT = {"id-parity": "ids", "expected": "exp", "round-trip": "rt", "per-token-decode": "ptd",
-          "decode": "dec", "special-policy": "spc", "encode-ordinary": "ord", "batch": "bat",
+          "decode": "dec", "stream-decode": "stm", "special-policy": "spc", "encode-ordinary": "ord", "batch": "bat",
           "error-category": "err", "pretokenize-coverage": "pre", "vocab-consistency": "voc"}
 
 
@@ -50,6 +50,9 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default="reports", metavar="DIR", help="reports folder (default: reports)")
     parser.add_argument("--save-new-cases", metavar="DIR",
                         help="write unexpected minimal counterexamples as YAML cases into DIR")
+    parser.add_argument("--min-coverage", action="append", default=[], metavar="[MEASURE=]FRACTION",
+                        help="fail (exit 1) when an adapter's coverage is below FRACTION; MEASURE is "
+                             "alternatives (the default), pairs, vocab or merges (repeatable)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(handler=run)
 
@@ -96,7 +99,10 @@ def run(args: argparse.Namespace) -> int:
     registry = apply_common(args)
     if args.max_examples is not None and args.max_examples < 1:
         raise UsageError(f"--max-examples must be at least 1, got {args.max_examples}")
+    from harness.run.coverage import below_minimum, parse_minimums
+
     try:
+        minimums = parse_minimums(args.min_coverage)
         profile = resolve_profile(args.profile)
         paths = [] if args.no_cases else (args.cases or [default_cases_dir()])
         cases = load_cases(paths) if paths else []
@@ -136,8 +142,11 @@ def run(args: argparse.Namespace) -> int:
         written = write_new_cases(args.save_new_cases, result.by_status("unexpected"), run=run_id(started))
         print(f"new cases: {written}" if written else "new cases: none (no unexpected divergence)")
     print_summary(result, sys.stdout)
+    short = below_minimum(result.coverage, minimums)
+    for problem in short:
+        print(f"coverage too low: {problem}; add inputs that reach it (cases, --profile nightly) or lower the figure")
     print(f"\nreport: {folder / 'parity.json'}" + (f" (latest: {latest})" if latest else ""))
-    return EXIT_DIVERGENCE if result.failed else EXIT_OK
+    return EXIT_DIVERGENCE if result.failed or short else EXIT_OK
 
 
 def _run_folder(out: Path, name: str) -> Path:
@@ -208,3 +217,16 @@ def print_summary(result: RunResult, out: TextIO) -> None:
         out.write(f"  reproduce: {record.evidence.reproduce}\n")
     for note in result.notes:
         out.write(f"note: {note}\n")
+    print_coverage(result, out)
+
+
+def print_coverage(result: RunResult, out: TextIO) -> None:
+    """The lowest figure of each coverage measure over the adapters, and whose it is."""
+    parts = []
+    for measure in ("alternatives", "pairs", "vocab", "merges"):
+        figures = [(c[measure]["fraction"], name) for name, c in result.coverage.items() if c.get(measure)]
+        if figures:
+            low, name = min(figures)
+            parts.append(f"{measure} >= {low:.1%} ({name})")
+    if parts:
+        out.write("coverage (lowest): " + "; ".join(parts) + "\n")

@@ -106,6 +106,8 @@ class RunResult:
     max_examples: int
     budgets: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: adapter -> what its inputs exercised (harness.run.coverage.Collector.summary)
+    coverage: dict[str, dict] = field(default_factory=dict)
 
     def summary(self) -> dict[str, int]:
         counts = dict.fromkeys(STATUSES, 0)

@@ -43,7 +43,7 @@ import zlib
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from harness.generate.budget import calibrate
+from harness.generate.budget import pool_budget
 from harness.calls import Calls
 from harness.cases.model import CHECKS, Case, DocumentedDivergence, Policy
 from harness.cases.loader import case_applies_to, documented_for
@@ -55,14 +55,9 @@ from harness.run.result import Cell, DivergenceRecord, RunResult
 from harness.run.selection import Selected, SelectionError
 from harness.generate.minimise import shrink_finding
 from harness.generate.shrink import simplicity
-from harness.generate.strategies import (
-    alphabet_text,
-    generate,
-    hostile_atoms,
-    hostile_text,
-    profile_settings,
-    resolve_profile,
-)
+from harness.generate.pools import FIXED_SETS, Pool, closed_pool, open_pool
+from harness.generate.strategies import profile_settings, resolve_profile
+from harness.run.coverage import STEERED, Collector
 
 __all__ = ["GENERATED_CHECKS", "Candidate", "GenerationOptions", "Runner", "case_adapter_names"]
 
@@ -119,6 +114,11 @@ class Runner:
         self.profile = resolve_profile(None)
         self.seed: int | None = None
         self.max_examples = 0
+        self.coverage = Collector(reference_pattern=self._reference_pattern)
+
+    def _reference_pattern(self, encoding: str) -> str | None:
+        name = self.selected.references.get(encoding)
+        return self.selected.calls[name].info.split_pattern if name in self.selected.calls else None
 
     # -- bookkeeping ---------------------------------------------------------------------
 
@@ -212,6 +212,7 @@ class Runner:
         for check in TEXT_CHECKS:
             result = run_text_check(check, Subject(case.text, case.policy, adapter, reference, case))
             self._judge_case(case, adapter, reference, check, result, in_domain)
+        self.coverage.observe(case.text, adapter, case.policy)
         doc = documented_for(case, adapter.name, "vocab-consistency")
         if doc is not None:
             self._judge_case_vocab(case, adapter, reference, doc)
@@ -268,7 +269,7 @@ class Runner:
             self.seed = options.seed
         else:
             self.seed = 0 if profile.derandomize else random.SystemRandom().randrange(2**32)
-        plans: list[tuple[list[str], list[Calls], Calls]] = []
+        plans: list[tuple[Pool, list[Calls], Calls]] = []
         for encoding in self.selected.encodings():
             reference = self.selected.reference_for(encoding)
             group = self.selected.group(encoding)
@@ -276,25 +277,32 @@ class Runner:
             open_group = [a for a in group if a.info.capabilities.alphabet is None]
             if open_group:
                 literals = sorted({lit for a in group for lit, _ in a.info.special_tokens})
-                # the fixed atoms first: small counterexamples are found whatever the
-                # hypothesis version; the random mixtures fill the rest of the budget
-                pool = generate(hostile_text(literals), count=self.max_examples, seed_value=seed)
-                pool = list(dict.fromkeys([*hostile_atoms(literals), *pool]))
+                patterns = [p for a in [reference, *open_group] if (p := a.info.split_pattern)]
+                pool = open_pool(literals=literals, patterns=patterns, profile=self.profile,
+                                 max_examples=self.max_examples, seed=seed)
                 plans.append((pool, open_group, reference))
             for adapter in group:
                 if adapter.info.capabilities.alphabet is not None:
-                    alphabet = adapter.info.capabilities.alphabet
-                    pool = generate(alphabet_text(alphabet), count=self.max_examples, seed_value=seed)
-                    pool = list(dict.fromkeys([*hostile_atoms(alphabet=alphabet), *pool]))
-                    plans.append((pool, [adapter], reference))
+                    plans.append((closed_pool(alphabet=adapter.info.capabilities.alphabet,
+                                              max_examples=self.max_examples, seed=seed), [adapter], reference))
         for pool, adapters, reference in plans:
             for adapter in adapters:
                 self.budgets[adapter.name] = self._budget(adapter, pool, options.time_budget_s)
+        steer = "steer" in FIXED_SETS.get(self.profile, ())
+        whole = {id(pool): [a for a in adapters if self.budgets[a.name] >= pool.short_count]
+                 for pool, adapters, _ in plans}
         total = sum(self.budgets.get(a.name, 0) for _, adapters, _ in plans for a in adapters)
+        total += sum(STEERED * len(whole[id(p)]) for p, a, _ in plans if steer and a[0].info.capabilities.alphabet is None)
         done = 0
         for pool, adapters, reference in plans:
-            for i, text in enumerate(pool):
-                active = [a for a in adapters if self.budgets[a.name] > i]
+            texts = pool.texts
+            steered = None
+            if steer and adapters[0].info.capabilities.alphabet is None:
+                steered = self.coverage.steer(reference, seed=self.seed)
+                texts = texts + steered.texts
+            for i, text in enumerate(texts):
+                # steered inputs (after the pool) go to the adapters that took its short part
+                active = [a for a in adapters if self.budgets[a.name] > i] if i < len(pool.texts) else whole[id(pool)]
                 if not active:
                     break
                 for calls in {reference, *active}:
@@ -303,6 +311,9 @@ class Runner:
                     self.run_generated_input(text, adapter, reference)
                 done += len(active)
                 self.progress("generated", done, total)
+            if steered is not None:
+                self.coverage.steered(reference, steered.texts, steered.targeted)
+        self.progress("generated", total, total)
 
     def run_generated_input(self, text: str, adapter: Calls, reference: Calls) -> None:
         if not (adapter.in_domain(text) and reference.in_domain(text)):
@@ -317,9 +328,10 @@ class Runner:
             elif isinstance(result, Finding):
                 cell.inputs += 1
                 self._pending.append(Candidate(result, ORDINARY, reference.name, "generated", None))
+        self.coverage.observe(text, adapter, ORDINARY, generated=True)
 
-    def _budget(self, adapter: Calls, pool: list[str], time_budget_s: float) -> int:
-        return min(len(pool), calibrate(adapter, pool, max_examples=self.max_examples, time_budget_s=time_budget_s))
+    def _budget(self, adapter: Calls, pool: Pool, time_budget_s: float) -> int:
+        return pool_budget(adapter, pool, max_examples=self.max_examples, time_budget_s=time_budget_s)
 
     # -- phase 4 and 5: judge, shrink, report --------------------------------------------
 
@@ -333,13 +345,7 @@ class Runner:
         vocabulary findings included) is settled, as ``finish`` does.
         """
         if candidates is None:
-            for name, findings in self.vocab_findings.items():
-                adapter = self.selected.calls[name]
-                reference = self.selected.reference_for(adapter.info.encoding)
-                for finding in findings:
-                    self._pending.append(Candidate(finding, ORDINARY, reference.name, "generated", None))
-            self.vocab_findings = {}
-            candidates, self._pending = self._pending, []
+            candidates = self.take_pending()
         best: dict[tuple[str, str, str], dict[str, Candidate]] = {}
         for candidate in candidates:
             finding = candidate.finding
@@ -356,6 +362,15 @@ class Runner:
             self._shrink_and_record(list(by_origin.values()))
             self.progress("shrink", done + 1, len(chosen))
         return self.records[before:]
+
+    def take_pending(self) -> list[Candidate]:
+        """Every finding not judged yet, the vocabulary's included; the caller settles them."""
+        for name, findings in self.vocab_findings.items():
+            reference = self.selected.reference_for(self.selected.calls[name].info.encoding)
+            self._pending += [Candidate(f, ORDINARY, reference.name, "generated", None) for f in findings]
+        self.vocab_findings = {}
+        taken, self._pending = self._pending, []
+        return taken
 
     def run_case_judged(self, case: Case, *, adapter: str | None = None) -> list[DivergenceRecord]:
         """One case (on one adapter, or all it applies to), judged at once.
@@ -392,6 +407,7 @@ class Runner:
             checks=CHECKS, matrix={n: self.matrix[n] for n in sorted(self.matrix)},
             divergences=self.records, generated=self.generated, profile=self.profile,
             seed=self.seed, max_examples=self.max_examples, budgets=dict(self.budgets), notes=self.notes,
+            coverage=self.coverage.summary(),
         )
 
     @staticmethod
