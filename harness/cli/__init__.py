@@ -26,6 +26,7 @@ SUBCOMMANDS = (
     "harness.cli.train_cmd",
     "harness.cli.report_cmd",
     "harness.cli.diff_cmd",
+    "harness.cli.selftest_cmd",
 )
 
 
