@@ -6,9 +6,9 @@ some of its UTF-8 bytes), or a *window* that starts inside one. Whole-text round
 never show how a decoder handles those, so this check decodes them.
 
 The IDs are the reference's for the input (the adapter's own when it is the reference):
-prefixes that end inside a character, the longest prefix, and a few windows starting
-inside a character, at most :data:`MAX_CUTS` and :data:`MAX_WINDOWS` of them (an
-all-ASCII input costs two decodes). What each should give is computed from the token pieces alone (the bytes of
+prefixes that end inside a character, then the longest prefix, and a few windows
+starting inside a character, at most :data:`MAX_CUTS` and :data:`MAX_WINDOWS` of them
+(an input whose tokens never cut a character costs nothing). What each should give is computed from the token pieces alone (the bytes of
 each ID, from the reference's ``token_bytes``), the way the byte-level contract says:
 join the bytes, then decode once.
 
@@ -77,7 +77,7 @@ def cut_points(pieces: list[bytes]) -> tuple[dict[int, tuple[str, bool]], list[i
     r"""Prefixes worth decoding for these token pieces, and window starts.
 
     Prefixes: those that end inside a character (spread evenly if more than fit), and
-    the longest one. For each: the text an incremental decoder has emitted by then, and
+    then the longest one; none when no token ends inside a character. For each: the text an incremental decoder has emitted by then, and
     whether it holds back part of a character. Windows start where a prefix ended
     inside a character, so they begin with continuation bytes.
 
@@ -97,7 +97,9 @@ def cut_points(pieces: list[bytes]) -> tuple[dict[int, tuple[str, bool]], list[i
     if len(inside) > MAX_CUTS - 1:
         step = len(inside) / (MAX_CUTS - 1)
         inside = [inside[int(i * step)] for i in range(MAX_CUTS - 1)]
-    chosen = [*inside, *((n - 1,) if n > 1 else ())]
+    # where no token ends inside a character every prefix decodes like whole text, which
+    # round-trip and decode already check: nothing to do
+    chosen = [*inside, n - 1] if inside else []
     return {k: states[k] for k in dict.fromkeys(chosen)}, inside[:MAX_WINDOWS]
 
 

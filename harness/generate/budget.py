@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 __all__ = ["budget_for", "calibrate", "pool_budget"]
 
 #: Share of an adapter's time budget the long pieces may take (after the short inputs).
-LONG_SHARE = 0.5
+LONG_SHARE = 0.1
 
 
 def budget_for(seconds_per_input: float, *, max_examples: int, time_budget_s: float) -> int:

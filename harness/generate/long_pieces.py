@@ -7,15 +7,16 @@ split pattern keeps whole (letters, digits for GPT-2's pattern, spaces at the en
 text, CJK, emoji, a mixed-script word), with its length in UTF-8 bytes swept over every
 power of two up to 4,096, one either side of each, and round numbers.
 
-Every kind gets every power of two; the neighbours and round numbers are dealt out to
-the kinds in turn, which keeps the set near a hundred inputs (the million-character tier
-belongs to the isolation work). A length a kind cannot hit exactly (three-byte CJK, four-
-byte emoji) is filled as close as whole characters allow, never over.
+Every length is swept once, the kinds dealt out to the lengths in turn (so each kind
+meets short, middle and long lengths), and every kind is also taken at the longest
+length: about fifty inputs, 50 KB in all (the million-character tier belongs to the
+isolation work). A length a kind cannot hit exactly (three-byte CJK, four-byte emoji)
+is filled as close as whole characters allow, never over.
 
     >>> [len(p.encode()) for p in long_pieces()[:6]]
-    [1, 1, 1, 3, 4, 1]
-    >>> max(len(p.encode()) for p in long_pieces())
-    4096
+    [1, 2, 3, 3, 4, 6]
+    >>> len(long_pieces()), max(len(p.encode()) for p in long_pieces())
+    (51, 4096)
 """
 
 from __future__ import annotations
@@ -69,13 +70,9 @@ def piece(kind: str, size: int) -> str:
 
 @lru_cache(maxsize=1)
 def long_pieces() -> tuple[str, ...]:
-    """The whole set, shortest first, every kind at every power of two."""
+    """The whole set, shortest first: every length once, the kinds dealt in turn, and
+    every kind at the longest length."""
     kinds = list(KINDS)
-    chosen: list[tuple[int, int, str]] = []
-    extra = [n for n in LENGTHS if n not in POWERS]
-    for size in POWERS:
-        for k, kind in enumerate(kinds):
-            chosen.append((size, k, kind))
-    for turn, size in enumerate(extra):
-        chosen.append((size, turn % len(kinds), kinds[turn % len(kinds)]))
-    return tuple(dict.fromkeys(piece(kind, size) for size, _, kind in sorted(chosen)))
+    chosen = [(size, kinds[turn % len(kinds)]) for turn, size in enumerate(LENGTHS)]
+    chosen += [(MAX_BYTES, kind) for kind in kinds]
+    return tuple(dict.fromkeys(piece(kind, size) for size, kind in sorted(chosen)))

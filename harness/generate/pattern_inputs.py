@@ -25,8 +25,9 @@ with every top-level branch in a named group), so the targets recorded for an in
 the alternatives and ordered pairs it actually exercises, plus the one choice it varied.
 Inputs that cannot interfere are packed a few to a text (their chunks verified to be
 unchanged by the packing), which keeps the set small; an input holding a character
-newer than this Python's Unicode is kept on its own, since engines with older tables
-are expected to split it differently and it should not hide its neighbours.
+newer than this Python's Unicode is packed only with others like it, since engines
+with older tables are expected to split it differently and it should not hide its
+neighbours.
 
 :func:`pattern_inputs` is the fixed, deterministic set (the ``ci`` profile runs it);
 :func:`pattern_text` is the hypothesis strategy over the same choice points.
@@ -40,6 +41,7 @@ are expected to split it differently and it should not hide its neighbours.
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable, Mapping, Sequence
@@ -66,12 +68,12 @@ from harness.generate.unicode_edges import case_partners, class_profile, new_cod
 __all__ = ["PatternInput", "PatternModel", "Slot", "pattern_inputs", "pattern_model", "pattern_text"]
 
 #: At most this many verified pieces share one packed input, and at most this many characters.
-PACK_PIECES = 4
-PACK_CHARS = 40
+PACK_PIECES = 6
+PACK_CHARS = 60
 #: Members mixed into two-member runs for each quantifier over a class.
 MIXED = 6
 #: How many of the shortest single texts are tried side by side to find each ordered pair.
-PAIR_POOL = 100
+PAIR_POOL = 160
 
 
 @dataclass(frozen=True)
@@ -323,36 +325,37 @@ def _volatile_in_context(model: PatternModel, singles: list[tuple[str, str]]) ->
 
 
 def _pack(model: PatternModel, candidates: list[PatternInput]) -> list[PatternInput]:
-    """Join inputs whose chunks stay exactly the same side by side; volatile ones stay alone."""
-    out: list[PatternInput] = []
-    current: list[PatternInput] = []
+    """Join inputs whose chunks stay exactly the same side by side (first fit, in order).
 
-    def flush() -> None:
-        if current:
-            text = "".join(c.text for c in current)
-            labels = [t for c in current for t in c.targets if not t.startswith(("alt:", "pair:"))]
-            out.append(PatternInput(text, _targets(model, text, *labels)))
-            current.clear()
-
+    Inputs holding a version-edge character are packed only with each other: engines
+    with older Unicode tables split those differently by design, and such a difference
+    must not hide another one in the same text.
+    """
+    packs: list[tuple[bool, list[PatternInput]]] = []
     for candidate in candidates:
-        if candidate.volatile:
-            out.append(candidate)
-            continue
-        if current:
-            joined = "".join(c.text for c in current)
+        for volatile, pack in packs:
+            if volatile != candidate.volatile or len(pack) >= PACK_PIECES:
+                continue
+            joined = "".join(c.text for c in pack)
             together = joined + candidate.text
-            fits = len(current) < PACK_PIECES and len(together) <= PACK_CHARS
-            if not (fits and model.split(together) == model.split(joined) + model.split(candidate.text)):
-                flush()
-        current.append(candidate)
-    flush()
+            if len(together) <= PACK_CHARS and model.split(together) == model.split(joined) + model.split(candidate.text):
+                pack.append(candidate)
+                break
+        else:
+            packs.append((candidate.volatile, [candidate]))
+    out = []
+    for volatile, pack in packs:
+        text = "".join(c.text for c in pack)
+        labels = [t for c in pack for t in c.targets if not t.startswith(("alt:", "pair:"))]
+        out.append(PatternInput(text, _targets(model, text, *labels), volatile))
     return out
 
 
 def pattern_text(patterns: Iterable[str], *, max_pieces: int = 4) -> st.SearchStrategy[str]:
     """Hypothesis: a few alternatives' texts side by side, each choice point drawn at random.
 
-    Shrinking moves every choice toward its first option, the plain witness.
+    Each piece is one alternative with its choice points drawn at random; shrinking
+    moves a piece toward the plain witness of its alternative.
     """
     models = [m for m in (pattern_model(p) for p in dict.fromkeys(patterns)) if m is not None]
     if not models:
@@ -362,7 +365,11 @@ def pattern_text(patterns: Iterable[str], *, max_pieces: int = 4) -> st.SearchSt
     def piece(draw: st.DrawFn) -> str:
         model = draw(st.sampled_from(models))
         index = draw(st.integers(0, len(model.nodes) - 1))
-        choice = {s.path: draw(st.integers(0, len(s.options) - 1)) for s in model.slots[index]}
+        # one draw picks every choice (cheap to generate); 0 is the plain witness, so
+        # hypothesis' shrinking still ends there
+        seed = draw(st.integers(0, 2**32 - 1))
+        rng = random.Random(seed)
+        choice = {s.path: rng.randrange(len(s.options)) if seed else 0 for s in model.slots[index]}
         return render(model.nodes[index], choice)
 
     return st.lists(piece(), min_size=1, max_size=max_pieces).map("".join)

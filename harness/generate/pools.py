@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from harness.generate.long_pieces import long_pieces
-from harness.generate.pattern_inputs import pattern_inputs
+from harness.generate.pattern_cache import cached_pattern_inputs
 from harness.generate.strategies import alphabet_text, generate, hostile_atoms, hostile_text
 
 __all__ = ["FIXED_SETS", "Pool", "closed_pool", "open_pool"]
@@ -66,7 +66,7 @@ def open_pool(*, literals: Sequence[str], patterns: Iterable[str], profile: str,
     seen = set(base)
     mixtures = [t for t in mixtures if t not in seen]
     sets = FIXED_SETS.get(profile, ())
-    fixed = [i.text for p in patterns for i in pattern_inputs(p)] if "pattern" in sets else []
+    fixed = [i.text for p in patterns for i in cached_pattern_inputs(p)] if "pattern" in sets else []
     fixed = [t for t in dict.fromkeys(fixed) if t not in seen]
     seen |= set(fixed)
     mixtures = [t for t in mixtures if t not in seen]

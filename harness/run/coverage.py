@@ -33,14 +33,15 @@ import regex
 
 from harness.calls import Calls
 from harness.cases.model import Policy
-from harness.generate.pattern_inputs import pattern_inputs, pattern_model
+from harness.generate.pattern_cache import cached_pattern_inputs
+from harness.generate.pattern_inputs import pattern_model
 from harness.generate.steer import Steered, steered_inputs
 
 __all__ = ["METRICS", "STEERED", "Collector", "below_minimum", "parse_minimums", "script_of", "vocab_size"]
 
 #: coverage-steered inputs per encoding (ci, nightly), each with four unseen tokens
 STEERED = 24
-TRACE_INPUTS = 150
+TRACE_INPUTS = 80
 TRACE_CHARS = 32
 #: Names ``--min-coverage`` accepts, and the summary field each reads.
 METRICS: dict[str, str] = {"alternatives": "alternatives", "pairs": "pairs", "vocab": "vocab", "merges": "merges"}
@@ -140,7 +141,8 @@ class Collector:
 
     def steer(self, reference: Calls, *, seed: int) -> Steered:
         """:data:`STEERED` inputs holding tokens ``reference`` has not produced so far."""
-        candidates = (i for i in range(256, vocab_size(reference)) if i not in reference.info.special_ids)
+        specials = reference.info.special_ids  # a property that builds a set: once, not per ID
+        candidates = (i for i in range(256, vocab_size(reference)) if i not in specials)
         return steered_inputs(reference, seen=self.ids_seen(reference.name), candidates=candidates,
                               count=STEERED, seed=seed)
 
@@ -171,7 +173,7 @@ class Collector:
         model = pattern_model(seen.pattern) if seen.pattern else None
         if model is not None:
             n = len(model.nodes)
-            constructible = {t for i in pattern_inputs(seen.pattern) for t in i.targets if t.startswith("pair:")}
+            constructible = {t for i in cached_pattern_inputs(seen.pattern) for t in i.targets if t.startswith("pair:")}
             out["pattern"] = {
                 "source": seen.pattern_source,
                 "pattern": seen.pattern,
