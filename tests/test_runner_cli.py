@@ -104,7 +104,7 @@ def test_a_clean_run_exits_0_and_keeps_lone_surrogates(tmp_path: Path) -> None:
                    "--out", str(tmp_path / "r"), "--quiet")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stderr == ""
-    assert "tiktoken:cl100k_base" in proc.stdout and "cells: agree 11" in proc.stdout
+    assert "tiktoken:cl100k_base" in proc.stdout and "cells: agree 12" in proc.stdout
     data = json.loads((tmp_path / "r" / "latest" / "parity.json").read_text(encoding="ascii"))
     validate(data)
     assert data["run"]["generated"] is False
