@@ -89,7 +89,8 @@ def run_selftest(*, profile: str = "ci", faults: Sequence[type[Mutant]] = FAULTS
     started = time.perf_counter()
     registry = Registry()
     registry.load_entry_points()
-    registry.add(family(faults), provider="tokconf selftest")
+    # named as a plugin, so the reproduce commands carry --plugin and work as printed
+    registry.add(family(faults), provider="plugin harness.selftest.score:family")
     cases = load_cases()
     names = [f"selftest:{f.fault}" for f in faults]
     selected = select(registry, impls=names, case_adapters=case_adapter_names(cases))
