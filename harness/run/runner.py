@@ -8,9 +8,12 @@ Flow (``tokconf run`` calls the phases in order; the pytest plugin uses the piec
 3. **generated**: per encoding, a deterministic pool of hostile texts
    (:func:`harness.generate.strategies.hostile_text` with the special literals of that
    encoding's adapters; a closed vocabulary gets text from its alphabet) under the
-   ``ordinary`` policy. Fast adapters take the whole pool (``max_examples``); slower
-   ones a share chosen from a short timing (:func:`harness.generate.budget.budget_for`), rounded
-   to halvings so small timing noise does not change the count.
+   ``ordinary`` policy, built by :mod:`harness.generate.pools` (atoms, inputs from the
+   group's split patterns, mixtures, long pieces; then coverage-steered inputs). Fast
+   adapters take the whole pool (``max_examples`` plus the fixed sets); slower ones a
+   share chosen from a short timing (:func:`harness.generate.budget.pool_budget`),
+   rounded to halvings so small timing noise does not change the count. Every input an
+   adapter was checked on feeds :class:`harness.run.coverage.Collector`.
 4. **judging**: every finding is classified:
 
    - a case that *documents* the (adapter, check) and the check finds a difference:
