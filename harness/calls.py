@@ -61,6 +61,8 @@ class AdapterInfo:
     vocabulary: tuple[tuple[str, str], ...] = ()
     #: ``Adapter.declares_like``: cases about these adapters' native behaviour apply too
     declares_like: tuple[str, ...] = ()
+    #: the pre-tokenizer's split regex, when the adapter declares it (``Adapter.split_pattern``)
+    split_pattern: str | None = None
 
     @property
     def specials(self) -> dict[str, int]:
@@ -101,6 +103,7 @@ class InProcess:
             language=adapter.language,
             vocabulary=tuple(adapter.vocabulary),
             declares_like=tuple(str(n) for n in getattr(adapter, "declares_like", ()) or ()),
+            split_pattern=_split_pattern(adapter),
         )
 
     def call(self, op: str, *args: Any) -> Outcome:
@@ -127,6 +130,8 @@ class InProcess:
             return capture("decode", a.decode, list(ids), errors=errors, classify=classify)
         if op == "token_bytes":
             return capture("decode", a.token_bytes, args[0], classify=classify)
+        if op == "decode_stream":
+            return capture("decode", a.decode_stream, list(args[0]), classify=classify)
         if op == "pretokenize":
             return capture("other", a.pretokenize, args[0], classify=classify)
         if op == "trace":
@@ -190,6 +195,14 @@ def _surface(outcome: Outcome) -> Outcome:
         return Outcome.ok(surface_to_data(outcome.value))
     except TypeError as exc:
         return Outcome.raised("internal-error", "tokconf.BadReturnValue", str(exc))
+
+
+def _split_pattern(adapter: Adapter) -> str | None:
+    """``adapter.split_pattern`` if it is a string; a property that raises declares nothing."""
+    outcome = capture("other", lambda: adapter.split_pattern, classify=adapter.classify_error)
+    return outcome.value if outcome.is_ok and isinstance(outcome.value, str) and outcome.value else None
+
+
 _INT_ONLY = frozenset({int})
 
 
@@ -208,6 +221,8 @@ _RETURNS: dict[str, tuple[str, Any]] = {
     "token_bytes": ("bytes", lambda v: isinstance(v, bytes)),
     "decode": ("str", lambda v: isinstance(v, str)),
     "pretokenize": ("a list of str", lambda v: isinstance(v, tuple) and all(isinstance(x, str) for x in v)),
+    "decode_stream": ("a list of str or None",
+                      lambda v: isinstance(v, tuple) and all(x is None or isinstance(x, str) for x in v)),
 }
 
 
@@ -327,6 +342,9 @@ class Calls:
 
     def pretokenize(self, text: str) -> Outcome:
         return self._call("pretokenize", text)
+
+    def decode_stream(self, ids: tuple[int, ...]) -> Outcome:
+        return self._call("decode_stream", tuple(ids))
 
     def trace(self, text: str) -> Outcome:
         return self._call("trace", text)

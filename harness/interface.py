@@ -138,6 +138,11 @@ class Adapter(ABC):
     #: SHA-256 of the bundled table written in that file's format); vocab-consistency
     #: compares it with the pinned hash (kind ``rank-table:<file>``)
     vocabulary: tuple[tuple[str, str], ...] = ()
+    #: Optional: the pre-tokenizer's split regex, in the syntax of the engine that runs it
+    #: (tiktoken's fancy-regex, the ``regex`` module, Oniguruma for Hugging Face). tokconf
+    #: reads it to build inputs for every alternative and boundary of the pattern, and to
+    #: measure which of them a run exercised. ``None``: not known.
+    split_pattern: str | None = None
 
     #: The files this adapter was built from (see :mod:`harness.provenance`); families
     #: that read a file the user names set it, built-in vocabularies are pinned already.
@@ -181,6 +186,14 @@ class Adapter(ABC):
     def token_bytes(self, token_id: int) -> bytes:
         """The bytes of one token, for showing token pieces."""
         return self.decode_bytes([token_id])
+
+    def decode_stream(self, ids: Sequence[int]) -> list[str | None]:
+        """Optional: the library's own streaming decoder fed ``ids`` one at a time.
+
+        Returns what each step emitted (``None`` where it held text back), e.g. Hugging
+        Face ``tokenizers``' ``DecodeStream``. The chunks must join to ``decode(ids)``.
+        """
+        raise UnsupportedOperation(f"{self.name} has no streaming decoder of its own")
 
     def trace(self, text: str) -> list[TraceRound]:
         raise UnsupportedOperation(f"{self.name} cannot trace its merges")

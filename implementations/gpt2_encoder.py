@@ -315,6 +315,10 @@ class GPT2EncoderAdapter(Adapter):
     def trace(self, text: str) -> list[TraceRound]:
         return self.native.trace(text)
 
+    @property
+    def split_pattern(self) -> str:
+        return GPT2_PATTERN
+
     def pretokenize(self, text: str) -> list[str]:
         return self.native.pattern.findall(text)
 

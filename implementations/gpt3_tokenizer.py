@@ -69,6 +69,10 @@ class Gpt3TokenizerAdapter(Adapter):
         self._pattern = _entry._REGEX_PATTERN
 
     @property
+    def split_pattern(self) -> str:
+        return self._pattern
+
+    @property
     def special_tokens(self) -> Mapping[str, int]:
         # registered in encoder.json and decodable, but never produced by encode
         return {"<|endoftext|>": 50256}

@@ -42,6 +42,10 @@ class TiktokenAdapter(Adapter):
         return self._enc
 
     @property
+    def split_pattern(self) -> str:
+        return self._enc._pat_str
+
+    @property
     def special_tokens(self) -> Mapping[str, int]:
         return dict(self._enc._special_tokens)
 

@@ -150,6 +150,12 @@ class TiktokenCompatibleAdapter(Adapter):
         return self._enc
 
     @property
+    def split_pattern(self) -> str | None:
+        # tiktoken's Encoding keeps it as _pat_str; a drop-in replacement may too
+        pattern = getattr(self._enc, "_pat_str", None)
+        return pattern if isinstance(pattern, str) else None
+
+    @property
     def special_tokens(self) -> Mapping[str, int]:
         return dict(self._special)
 

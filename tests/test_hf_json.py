@@ -244,3 +244,16 @@ def test_a_correct_converted_file_passes_with_hf_declarations(gpt2_json: Path, t
     code, data = run(broken)
     assert code == 1
     assert any(d["status"] == "unexpected" and d["input"]["text"] == "A" for d in data["divergences"])
+
+
+def test_a_tokenizer_json_declares_its_split_regex(gpt2_json: Path, tmp_path: Path) -> None:
+    """The Split regex of a tokenizer.json (or ByteLevel's built-in GPT-2 pattern) is what
+    pattern-aware generation and coverage read."""
+    from implementations.hf.adapters import BYTE_LEVEL_PATTERN
+    from implementations.hf.convert import oniguruma_pattern
+
+    path = tmp_path / "cl100k.json"
+    default_registry().get("hf:cl100k_base").native.save(str(path))
+    cl100k = load_hf_json(str(path), encoding="cl100k_base")
+    assert cl100k.split_pattern == oniguruma_pattern(default_registry().get("tiktoken:cl100k_base").split_pattern)
+    assert load_hf_json(str(gpt2_json)).split_pattern == BYTE_LEVEL_PATTERN

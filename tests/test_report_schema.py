@@ -68,7 +68,7 @@ SHAPE_ERRORS: list[tuple[str, Mutation, str, str]] = [
     ("missing key", lambda d: d["environment"]["hypothesis"].pop("seed"),
      "$.environment.hypothesis", "missing required key(s) 'seed'"),
     ("unknown top-level key", lambda d: d.__setitem__("extra", 1),
-     "$", "unknown key(s) 'extra'; allowed: adapters, checks, divergences, environment, matrix"),
+     "$", "unknown key(s) 'extra'; allowed: adapters, checks, coverage, divergences, environment"),
     ("bad divergence status", lambda d: d["divergences"][0].__setitem__("status", "weird"),
      "$.divergences[0].status", "found 'weird', expected one of 'documented', 'unexpected', 'stale'"),
     ("bad cell status", lambda d: d["matrix"]["tiktoken:r50k_base"]["id-parity"].__setitem__("status", "meh"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.cases.model import Case, DocumentedDivergence, Policy
+from harness.cases.model import CHECKS, Case, DocumentedDivergence, Policy
 from harness.registry import AdapterSpec, Registry
 from harness.run.result import RunResult
 from harness.generate.budget import budget_for
@@ -111,7 +111,7 @@ def test_unavailable_adapters_become_unavailable_cells_and_do_not_stop_the_run()
     assert rows["toy:missing"].reason == "needs toy-vocab: `pip install toy-vocab`"
     assert rows["toy:broken"].reason == "RuntimeError: vocabulary corrupt"
     assert {cell.status for cell in result.matrix["toy:broken"].values()} == {"unavailable"}
-    assert result.summary()["unavailable"] == 22
+    assert result.summary()["unavailable"] == 2 * len(CHECKS)
     assert not result.failed
 
 
@@ -175,6 +175,26 @@ def test_budgets_halve_for_slow_adapters() -> None:
     assert budget_for(0.0, max_examples=300, time_budget_s=12) == 300
     assert budget_for(12 / 100, max_examples=300, time_budget_s=12) == 75
     assert budget_for(100, max_examples=5, time_budget_s=12) == 5
+
+
+def test_an_adapter_slow_on_long_text_takes_the_short_inputs_and_only_some_long_pieces() -> None:
+    import time
+
+    from harness.calls import Calls, InProcess
+    from harness.generate.budget import pool_budget
+    from harness.generate.pools import open_pool
+
+    class SlowOnLength(type(toy())):  # type: ignore[misc]
+        def encode(self, text, **kwargs):  # type: ignore[no-untyped-def]
+            time.sleep(len(text.encode("utf-8", "surrogatepass")) * 1e-4)  # 0.4 s for 4 KB
+            return super().encode(text, **kwargs)
+
+    pool = open_pool(literals=[], patterns=[], profile="ci", max_examples=40, seed=0)
+    longs = len(pool.texts) - pool.short_count
+    budget = pool_budget(Calls(InProcess(SlowOnLength(name="toy:slow"))), pool, max_examples=40, time_budget_s=12)
+    assert pool.short_count < budget < pool.short_count + longs  # the shortest long pieces only
+    fast = pool_budget(Calls(InProcess(toy())), pool, max_examples=40, time_budget_s=12)
+    assert fast == len(pool.texts)
 
 
 def test_a_malformed_return_value_is_an_internal_error_outcome() -> None:

@@ -35,6 +35,7 @@ CHECKS: tuple[str, ...] = (
     "round-trip",  # decode_bytes(encode(text)) gives back the text's bytes
     "per-token-decode",  # joining each token's bytes equals decoding the whole list
     "decode",  # decode probes: given IDs -> expected text, bytes or error
+    "stream-decode",  # prefixes and windows that cut characters; streaming detokenizers
     "special-policy",  # allowed/disallowed special-token policy matrix
     "encode-ordinary",  # encode_ordinary(t) == encode(t, disallowed_special=())
     "batch",  # encode_batch == [encode(t) for t]

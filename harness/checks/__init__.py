@@ -6,6 +6,7 @@ themselves live one idea per module:
 
 - :mod:`harness.checks.ids`: id-parity, error-category, expected
 - :mod:`harness.checks.decode`: round-trip, per-token-decode, decode
+- :mod:`harness.checks.stream`: stream-decode
 - :mod:`harness.checks.special`: special-policy, encode-ordinary
 - :mod:`harness.checks.structure`: batch, pretokenize-coverage
 - :mod:`harness.checks.api_surface`: api-surface (every public path of a library)
@@ -22,6 +23,7 @@ from harness.checks.api_surface import check_api_surface
 from harness.checks.base import CheckFn, Result, Subject
 from harness.checks.decode import check_decode, check_per_token_decode, check_round_trip
 from harness.checks.ids import check_error_category, check_expected, check_id_parity
+from harness.checks.stream import check_stream_decode
 from harness.checks.special import check_encode_ordinary, check_special_policy
 from harness.checks.structure import check_batch, check_pretokenize_coverage
 from harness.checks.vocab import check_vocab
@@ -34,6 +36,7 @@ CHECK_FUNCTIONS: dict[str, CheckFn] = {
     "round-trip": check_round_trip,
     "per-token-decode": check_per_token_decode,
     "decode": check_decode,
+    "stream-decode": check_stream_decode,
     "special-policy": check_special_policy,
     "encode-ordinary": check_encode_ordinary,
     "batch": check_batch,

@@ -29,6 +29,7 @@ SUBCOMMANDS = (
     "harness.cli.env_cmd",
     "harness.cli.snapshot_cmd",
     "harness.cli.gate_cmd",
+    "harness.cli.selftest_cmd",
 )
 
 

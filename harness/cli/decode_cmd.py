@@ -12,8 +12,6 @@ import re
 import sys
 from pathlib import Path
 
-import sys
-
 from harness.cli import EXIT_DIVERGENCE, EXIT_OK, EXIT_USAGE, UsageError, apply_common
 from harness.escapes import escape_text
 from harness.outcomes import capture

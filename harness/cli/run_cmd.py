@@ -53,6 +53,9 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
                              "--no-generated), and the cases tagged long (on under --profile nightly)")
     parser.add_argument("--shrink-seconds", type=float, default=None, metavar="SECONDS",
                         help="time bound of shrinking one finding (default 60; 0 = no bound)")
+    parser.add_argument("--min-coverage", action="append", default=[], metavar="[MEASURE=]FRACTION",
+                        help="fail (exit 1) when an adapter's coverage is below FRACTION; MEASURE is "
+                             "alternatives (the default), pairs, vocab or merges (repeatable)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--profile-harness", action="store_true",
                         help="print where the time went (adapter calls, adapter builds, the harness "
@@ -113,7 +116,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--shrink-seconds must be 0 (no bound) or more, got {args.shrink_seconds:g}")
     isolation = isolation_from_args(args, registry)
     corpus = corpus_options(args)
+    from harness.run.coverage import below_minimum, parse_minimums
+
     try:
+        minimums = parse_minimums(args.min_coverage)
         profile = resolve_profile(args.profile)
         long = args.long or profile == "nightly"
         paths = [] if args.no_cases else (args.cases or [default_cases_dir()])
@@ -195,6 +201,9 @@ def run(args: argparse.Namespace) -> int:
     from harness.cli.summary import print_summary  # here, not at import: `tokconf list` stays quick
 
     print_summary(result, sys.stdout)
+    short = below_minimum(result.coverage, minimums)
+    for problem in short:
+        print(f"coverage too low: {problem}; add inputs that reach it (cases, --profile nightly) or lower the figure")
     print(f"\nreport: {folder / 'parity.json'}" + (f" (latest: {latest})" if latest else ""))
     if args.profile_harness:
         clock.mark("report")
@@ -203,7 +212,7 @@ def run(args: argparse.Namespace) -> int:
         clock.report(sys.stderr)
     if stopped is not None:
         return stop_exit_code(stopped)
-    return EXIT_DIVERGENCE if result.failed else EXIT_OK
+    return EXIT_DIVERGENCE if result.failed or short else EXIT_OK
 
 
 def _run_folder(out: Path, name: str) -> Path:

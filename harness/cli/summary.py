@@ -4,7 +4,7 @@ Order: the adapter x check table (long names abbreviated, with a legend), the co
 every unexpected and stale divergence with its symptoms in words and the command that
 reproduces it, every documented divergence that explained findings beyond its own input
 (how many, and examples, so an over-broad domain shows), the adapters that could not
-run with their one-line reason, and the run's notes.
+run with their one-line reason, the run's notes, and the lowest coverage figures.
 """
 
 from __future__ import annotations
@@ -16,14 +16,14 @@ from harness.checks.kinds import kind_words
 from harness.escapes import escape_text
 from harness.run.result import DivergenceRecord, RunResult
 
-__all__ = ["CODES", "SHORT", "WIDTH", "abbreviate", "print_summary"]
+__all__ = ["CODES", "SHORT", "WIDTH", "abbreviate", "print_coverage", "print_summary"]
 
 #: the widest line the summary writes (names are abbreviated to fit)
 WIDTH = 120
 CODES = {"agree": "ok", "documented": "doc", "unexpected": "FAIL", "stale": "STALE",
          "unsupported": "-", "unavailable": "n/a"}
 SHORT = {"id-parity": "ids", "expected": "exp", "round-trip": "rt", "per-token-decode": "ptd",
-         "decode": "dec", "special-policy": "spc", "encode-ordinary": "ord", "batch": "bat",
+         "decode": "dec", "stream-decode": "stm", "special-policy": "spc", "encode-ordinary": "ord", "batch": "bat",
          "error-category": "err", "pretokenize-coverage": "pre", "api-surface": "api", "vocab-consistency": "voc"}
 _INPUTS = 8  # "  inputs" column
 
@@ -88,6 +88,7 @@ def print_summary(result: RunResult, out: TextIO) -> None:
     for note in result.notes:
         out.write(textwrap.fill(f"note: {note}", width=WIDTH, subsequent_indent="      ",
                                 break_on_hyphens=False, break_long_words=False) + "\n")
+    print_coverage(result, out)
     if result.incomplete:
         out.write(_clip(f"INCOMPLETE: {result.incomplete['reason']} during {result.incomplete['phase']}; "
                         f"only what finished is reported, nothing after it was checked, and findings were "
@@ -131,3 +132,15 @@ def _unavailable(result: RunResult, out: TextIO) -> None:
         # wrapped, never cut: the fix is at the end of the reason
         out.write(textwrap.fill(f"{row.name}: {reason}", width=WIDTH, initial_indent="  ",
                                 subsequent_indent="      ", break_on_hyphens=False, break_long_words=False) + "\n")
+
+
+def print_coverage(result: RunResult, out: TextIO) -> None:
+    """The lowest figure of each coverage measure over the adapters, and whose it is."""
+    parts = []
+    for measure in ("alternatives", "pairs", "vocab", "merges"):
+        figures = [(c[measure]["fraction"], name) for name, c in result.coverage.items() if c.get(measure)]
+        if figures:
+            low, name = min(figures)
+            parts.append(f"{measure} >= {low:.1%} ({name})")
+    if parts:
+        out.write(_clip("coverage (lowest): " + "; ".join(parts)) + "\n")

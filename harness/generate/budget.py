@@ -11,10 +11,18 @@ from __future__ import annotations
 
 import time
 
+from typing import TYPE_CHECKING
+
 from harness.calls import Calls
 from harness.checks.base import ORDINARY
 
-__all__ = ["budget_for", "calibrate"]
+if TYPE_CHECKING:
+    from harness.generate.pools import Pool
+
+__all__ = ["budget_for", "calibrate", "pool_budget"]
+
+#: Share of an adapter's time budget the long pieces may take (after the short inputs).
+LONG_SHARE = 0.1
 
 
 def budget_for(seconds_per_input: float, *, max_examples: int, time_budget_s: float) -> int:
@@ -47,3 +55,32 @@ def calibrate(adapter: Calls, pool: list[str], *, max_examples: int, time_budget
     per_encode = (time.perf_counter() - started) / max(1, len(sample))
     # the checks of one input cost about a dozen encodes' worth of calls
     return budget_for(per_encode * 12, max_examples=max_examples, time_budget_s=time_budget_s)
+
+
+def pool_budget(adapter: Calls, pool: "Pool", *, max_examples: int, time_budget_s: float) -> int:
+    """How many leading inputs of ``pool`` an adapter takes.
+
+    The short part (atoms, pattern inputs, mixtures) is calibrated as before, its
+    full size being ``max_examples`` plus the pattern inputs. Only an adapter that takes
+    all of it goes on to the long pieces (shortest first), as many as fit
+    :data:`LONG_SHARE` of the time budget at the speed it showed on a 512-byte piece.
+    """
+    short = pool.texts[: pool.short_count]
+    longs = pool.texts[pool.short_count :]
+    wanted = max_examples + pool.fixed - len(longs)
+    budget = min(len(short), calibrate(adapter, short, max_examples=wanted, time_budget_s=time_budget_s))
+    if budget < len(short) or not longs:
+        return budget
+    probe = min(longs, key=lambda t: abs(len(t.encode("utf-8", "surrogatepass")) - 512))
+    adapter.reset()
+    started = time.perf_counter()
+    adapter.encode(probe, ORDINARY)
+    per_byte = (time.perf_counter() - started) / max(1, len(probe.encode("utf-8", "surrogatepass")))
+    adapter.reset()
+    spent, taken = 0.0, 0
+    for text in longs:
+        spent += per_byte * len(text.encode("utf-8", "surrogatepass")) * 12
+        if spent > time_budget_s * LONG_SHARE:
+            break
+        taken += 1
+    return budget + taken

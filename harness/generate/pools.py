@@ -1,94 +1,93 @@
-"""Generated input pools, kept on disk when a run would only make the same pool again.
+"""The generated inputs of one encoding, in the order the adapters take them.
 
-Under a derandomized profile (``ci``, the default) the pool of an encoding is a pure
-function of the strategy, its arguments, the count, the seed and the hypothesis
-release, yet drawing it costs about 0.4 s per encoding, a tenth of the harness's own
-time in a default run. :func:`pooled` keeps it under ``cache_dir()/pools``, named by a
-hash of everything it depends on: the hypothesis version, the source of
-:mod:`harness.generate.strategies` (any change to a strategy is a new pool), the
-caller's key (the special literals or the alphabet the strategy was built from), the
-count and the seed. A random-seed profile passes no key and is never cached, so the
-folder does not fill up with pools nobody asks for again.
+An open-vocabulary pool is, in order:
 
-The file is JSON with ``ensure_ascii``: lone surrogates survive as ``\\udXXX`` escapes. A
-file that does not read back as a list of strings is ignored and rewritten.
+1. the fixed hostile atoms (:func:`~harness.generate.strategies.hostile_atoms`);
+2. inputs derived from each adapter's own split pattern
+   (:mod:`~harness.generate.pattern_inputs`, every profile);
+3. hypothesis mixtures of every hostile category and of the patterns' own pieces
+   (:func:`~harness.generate.strategies.hostile_text` with ``patterns``);
+4. long single pre-tokens (:mod:`~harness.generate.long_pieces`, ``ci`` and ``nightly``),
+   shortest first.
+
+Once the pool has run, the runner adds coverage-steered inputs
+(:mod:`~harness.generate.steer`; ``steer``), since they depend on what the pool produced.
+
+``max_examples`` counts atoms and mixtures together, as it always has (a fast adapter
+takes that many of them); the fixed sets come on top. A slow adapter takes a prefix of
+the short part (:func:`~harness.generate.budget.pool_budget`), so pattern inputs reach it
+before mixtures do, and long pieces only as far as their length fits its time.
+
+    >>> pool = open_pool(literals=(), patterns=(r"\\p{N}{1,3}|\\s+|[a-z]+",), profile="dev", max_examples=3, seed=0)
+    >>> pool.texts[:3], pool.fixed > 0, len(pool.texts) == 3 + pool.fixed, pool.short_count == len(pool.texts)
+    ([' ', '  ', 'a '], True, True, True)
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-from functools import lru_cache
-from pathlib import Path
-from typing import Sequence
+from dataclasses import dataclass
+from typing import Iterable, Sequence
 
-from hypothesis import __version__ as hypothesis_version
-from hypothesis import strategies as st
+from harness.generate.long_pieces import long_pieces
+from harness.generate.pattern_cache import cached_pattern_inputs
+from harness.generate.pool_cache import pooled
+from harness.generate.strategies import alphabet_text, hostile_atoms, hostile_text
 
-from harness.atomic import write_atomic
-from harness.generate import strategies
-from harness.vocab import cache_dir
+__all__ = ["FIXED_SETS", "Pool", "closed_pool", "open_pool"]
 
-__all__ = ["hostile_pool", "pool_path", "pooled"]
-
-_FORMAT = "tokconf-pool-v1"
-
-
-@lru_cache(maxsize=1)
-def _strategies_source_hash() -> str | None:
-    try:
-        return hashlib.sha256(Path(strategies.__file__).read_bytes()).hexdigest()
-    except (OSError, TypeError):
-        return None  # no source to hash (a frozen install): no caching
+#: Which fixed sets each profile runs on top of ``max_examples``.
+FIXED_SETS: dict[str, tuple[str, ...]] = {
+    "dev": ("pattern",),
+    "ci": ("pattern", "long", "steer"),
+    "nightly": ("pattern", "long", "steer"),
+}
 
 
-def pool_path(key: Sequence[str], *, count: int, seed_value: int) -> Path | None:
-    """Where the pool for these arguments is kept (``None``: it cannot be cached)."""
-    source = _strategies_source_hash()
-    if source is None:
-        return None
-    identity = json.dumps([_FORMAT, hypothesis_version, source, list(key), count, seed_value], ensure_ascii=True)
-    return cache_dir() / "pools" / f"{hashlib.sha256(identity.encode()).hexdigest()}.json"
+@dataclass(frozen=True)
+class Pool:
+    texts: list[str]
+    #: how many of ``texts`` come from the fixed sets (on top of ``max_examples``)
+    fixed: int = 0
+    #: how many of ``texts`` are short; the long pieces, if any, are the rest
+    short: int = -1
+
+    @property
+    def short_count(self) -> int:
+        return len(self.texts) if self.short < 0 else self.short
 
 
-def pooled(
-    strategy: st.SearchStrategy[str], *, count: int, seed_value: int, key: Sequence[str] | None
-) -> list[str]:
-    """:func:`harness.generate.strategies.generate`, from the disk cache when ``key`` is given.
+def open_pool(*, literals: Sequence[str], patterns: Iterable[str], profile: str, max_examples: int,
+              seed: int, cache: bool = False) -> Pool:
+    """Atoms, the profile's fixed sets, then mixtures: ``max_examples`` + the fixed sets.
 
-    ``key`` must name everything the strategy was built from besides its code (the
-    literals of ``hostile_text``, the alphabet of ``alphabet_text``).
+    ``cache``: keep the mixtures on disk (:mod:`~harness.generate.pool_cache`; for a
+    derandomized profile, which draws the same ones every time). A pure function of its
+    arguments, so ``--jobs`` processes may build pools in parallel.
     """
-    path = None if key is None else pool_path(key, count=count, seed_value=seed_value)
-    if path is not None:
-        try:
-            cached = json.loads(path.read_text(encoding="ascii"))
-        except (OSError, ValueError):
-            cached = None
-        if isinstance(cached, list) and all(isinstance(text, str) for text in cached):
-            return cached
-    pool = strategies.generate(strategy, count=count, seed_value=seed_value)
-    if path is not None:
-        try:
-            write_atomic(path, json.dumps(pool, ensure_ascii=True), encoding="ascii")
-        except OSError:
-            pass  # a read-only cache costs time, not correctness
-    return pool
+    literals = list(literals)
+    patterns = list(dict.fromkeys(patterns))
+    atoms = hostile_atoms(literals)
+    base = atoms[:max_examples]
+    wanted = max(0, max_examples - len(base))
+    key = ["hostile_text", *literals, "patterns", *patterns] if cache else None
+    mixtures = pooled(hostile_text(literals, patterns=patterns), count=wanted, seed_value=seed,
+                      key=key) if wanted else []
+    seen = set(base)
+    mixtures = [t for t in mixtures if t not in seen]
+    sets = FIXED_SETS.get(profile, ())
+    fixed = [i.text for p in patterns for i in cached_pattern_inputs(p)] if "pattern" in sets else []
+    fixed = [t for t in dict.fromkeys(fixed) if t not in seen]
+    seen |= set(fixed)
+    mixtures = [t for t in mixtures if t not in seen]
+    seen |= set(mixtures)
+    longs = [t for t in long_pieces() if t not in seen] if "long" in sets else []
+    short = [*base, *fixed, *mixtures]
+    return Pool([*short, *longs], fixed=len(fixed) + len(longs), short=len(short))
 
 
-def hostile_pool(*, literals: tuple[str, ...] = (), alphabet: frozenset[str] | None = None, count: int,
-                 seed_value: int, cache: bool = False) -> list[str]:
-    """The generated inputs of one encoding (``literals``: its special literals) or of one
-    closed vocabulary (``alphabet``): the fixed atoms first, so small counterexamples are
-    found whatever the hypothesis version, then ``count`` random mixtures (from the disk
-    cache when ``cache``: a derandomized profile makes the same pool every time).
-
-    A pure function of its arguments, so ``--jobs`` processes may build pools in parallel.
-    """
-    if alphabet is not None:
-        key = ["alphabet_text", *sorted(set(alphabet))] if cache else None
-        pool = pooled(strategies.alphabet_text(alphabet), count=count, seed_value=seed_value, key=key)
-        return list(dict.fromkeys([*strategies.hostile_atoms(alphabet=alphabet), *pool]))
-    key = ["hostile_text", *literals] if cache else None
-    pool = pooled(strategies.hostile_text(list(literals)), count=count, seed_value=seed_value, key=key)
-    return list(dict.fromkeys([*strategies.hostile_atoms(list(literals)), *pool]))
+def closed_pool(*, alphabet: Iterable[str], max_examples: int, seed: int, cache: bool = False) -> Pool:
+    """Atoms written in a closed vocabulary's alphabet, then text drawn from it."""
+    alphabet = frozenset(alphabet)
+    key = ["alphabet_text", *sorted(alphabet)] if cache else None
+    pool = pooled(alphabet_text(alphabet), count=max_examples, seed_value=seed, key=key)
+    return Pool(list(dict.fromkeys([*hostile_atoms(alphabet=alphabet), *pool]))[:max_examples])

@@ -250,9 +250,15 @@ def special_literals(literals: Sequence[str]) -> st.SearchStrategy[str]:
 
 
 def hostile_text(
-    specials: Iterable[str] = (), *, max_pieces: int = 8, surrogates: bool = True
+    specials: Iterable[str] = (), *, max_pieces: int = 8, surrogates: bool = True,
+    patterns: Iterable[str] = (),
 ) -> st.SearchStrategy[str]:
-    """A mixture of every category, pieces concatenated so their borders interact."""
+    """A mixture of every category, pieces concatenated so their borders interact.
+
+    With ``patterns`` (split patterns of the adapters under test), text built from the
+    patterns' own alternatives is one more category
+    (:func:`harness.generate.pattern_inputs.pattern_text`).
+    """
     pieces: list[st.SearchStrategy[str]] = [
         plain_words(),
         whitespace_runs(),
@@ -267,6 +273,11 @@ def hostile_text(
     ]
     if surrogates:
         pieces.append(lone_surrogates())
+    patterns = tuple(patterns)
+    if patterns:
+        from harness.generate.pattern_inputs import pattern_text
+
+        pieces.append(pattern_text(patterns, max_pieces=3))
     return st.lists(st.one_of(pieces), min_size=0, max_size=max_pieces).map("".join)
 
 

@@ -192,7 +192,9 @@ class Suite:
         if alphabet is not None:
             return alphabet_text(alphabet)
         group = self.selected.group(calls.info.encoding)
-        return hostile_text(sorted({lit for a in group for lit, _ in a.info.special_tokens}))
+        # the group's own split patterns are one more category, as in `tokconf run`
+        patterns = [p for a in group if (p := a.info.split_pattern)]
+        return hostile_text(sorted({lit for a in group for lit, _ in a.info.special_tokens}), patterns=patterns)
 
     def atoms(self, name: str) -> list[str]:
         """The fixed hostile atoms the runner also tries first (see ``hostile_atoms``)."""

@@ -17,6 +17,7 @@ from typing import Any, Mapping
 
 from harness.escapes import visible
 from harness.report.schema import STATUSES, validate_parity
+from harness.report.coverage_view import coverage_rows
 from harness.report.render import render_page
 from harness.report.view import adapter_order, align_ids, hex_groups, outcome_line, short_visible
 from harness.report.bounds import LONG_CHARS, input_text
@@ -115,6 +116,7 @@ def parity_context(data: Mapping[str, Any]) -> dict[str, Any]:
         "divergence_count": len(data["divergences"]),
         "encodings": sorted({a["encoding"] for a in data["adapters"]}),
         "references": sorted(references.items()),
+        "coverage_rows": coverage_rows(data),
     }
 
 

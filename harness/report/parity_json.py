@@ -191,6 +191,7 @@ def build(
         "matrix": matrix,
         "summary": result.summary(),
         "divergences": divergences,
+        **({"coverage": result.coverage} if result.coverage else {}),
     }
 
 

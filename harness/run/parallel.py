@@ -38,12 +38,15 @@ from harness.checks.base import Finding
 from harness.run.judging import Documentation
 from harness.run.result import Cell, DivergenceRecord
 
-__all__ = ["CASES_PER_TASK", "Delta", "Jobs", "JobsBroken", "TEXTS_PER_TASK", "chunked", "judge_delta", "merge",
-           "prefetch_requests"]
+__all__ = ["CASES_PER_TASK", "Delta", "GeneratedUnit", "Jobs", "JobsBroken", "TEXTS_PER_TASK", "chunked",
+           "judge_delta", "merge", "prefetch_requests"]
 
 #: Units per task sent to a process: small enough to balance, big enough to batch.
 CASES_PER_TASK = 24
 TEXTS_PER_TASK = 48
+
+#: a generated input: (text, the adapters whose budget reaches it, the reference, trace its merges)
+GeneratedUnit = tuple[str, tuple[str, ...], str, bool]
 
 _RUNNER: Any = None  # the runner a forked process works for (inherited, never pickled)
 
@@ -68,6 +71,8 @@ class Delta:
     #: the runner's per-input outcomes (``Runner.inputs``)
     inputs: dict[Any, dict] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: what the task's inputs exercised (``Collector.observations``)
+    coverage: dict[str, Any] = field(default_factory=dict)
 
 
 def _fresh(runner: Any) -> Any:
@@ -80,13 +85,14 @@ def _fresh(runner: Any) -> Any:
     sub.documentation = Documentation()
     sub.notes = list(runner.notes)
     sub.inputs = {}
+    sub.coverage = runner.coverage.fresh()
     return sub
 
 
 def _delta(sub: Any, notes_before: int, *, vocab_findings: dict[str, list[Finding]] | None = None) -> Delta:
     return Delta(matrix=sub.matrix, records=sub.records, pending=sub._pending,
                  absorbers=list(sub.documentation.absorbers), vocab_findings=vocab_findings or {},
-                 notes=sub.notes[notes_before:], inputs=sub.inputs)
+                 notes=sub.notes[notes_before:], inputs=sub.inputs, coverage=sub.coverage.observations())
 
 
 def merge(runner: Any, delta: Delta) -> None:
@@ -107,6 +113,7 @@ def merge(runner: Any, delta: Delta) -> None:
         runner.inputs.setdefault(key, {**entry, "outcomes": {}})["outcomes"].update(entry["outcomes"])
     for adapter, kinds in delta.long_reach.items():
         runner.long_reach.setdefault(adapter, {}).update(kinds)
+    runner.coverage.add(delta.coverage, runner.selected.calls)
     for note in delta.notes:
         if note not in runner.notes:
             runner.notes.append(note)
@@ -169,21 +176,21 @@ def _case_task(task: tuple[Sequence[Case], dict[str, list[Finding]]]) -> Delta:
     return _delta(sub, before)
 
 
-def _generated_task(units: Sequence[tuple[str, tuple[str, ...], str]]) -> Delta:
+def _generated_task(units: Sequence[GeneratedUnit]) -> Delta:
     from harness.checks.base import ORDINARY
 
     runner = _RUNNER
     sub = _fresh(runner)
     before = len(sub.notes)
     calls = sub.selected.calls
-    _prefetch((calls[name], text, ORDINARY) for text, names, reference in units for name in {*names, reference})
-    for text, names, reference in units:
+    _prefetch((calls[name], text, ORDINARY) for text, names, reference, _ in units for name in {*names, reference})
+    for text, names, reference, trace in units:
         ref = calls[reference]
         active = [calls[n] for n in names]
         for c in {ref, *active}:
             c.reset()
         for adapter in active:
-            sub.run_generated_input(text, adapter, ref)
+            sub.run_generated_input(text, adapter, ref, trace=trace)
     return _delta(sub, before)
 
 
@@ -228,10 +235,10 @@ def _shrink_task(work: Sequence[tuple[Any, int, float | None]]) -> list[tuple[Fi
     return out
 
 
-def _pool_task(specs: Sequence[dict[str, Any]]) -> list[list[str]]:
-    from harness.generate.pools import hostile_pool
+def _pool_task(specs: Sequence[dict[str, Any]]) -> list[Any]:
+    from harness.generate.pools import closed_pool, open_pool
 
-    return [hostile_pool(**spec) for spec in specs]
+    return [closed_pool(**spec) if "alphabet" in spec else open_pool(**spec) for spec in specs]
 
 
 TASKS: dict[str, Callable[[Sequence[Any]], Any]] = {

@@ -144,6 +144,8 @@ class RunResult:
     incomplete: dict[str, str] | None = None
     #: (text, policy) -> {"origin", "case", "outcomes": {adapter: Outcome}} (``Runner.inputs``)
     inputs: dict = field(default_factory=dict)
+    #: adapter -> what its inputs exercised (harness.run.coverage.Collector.summary)
+    coverage: dict[str, dict] = field(default_factory=dict)
 
     def summary(self) -> dict[str, int]:
         counts = dict.fromkeys(STATUSES, 0)

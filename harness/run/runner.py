@@ -8,9 +8,12 @@ Flow (``tokconf run`` calls the phases in order; the pytest plugin uses the piec
 3. **generated**: per encoding, a deterministic pool of hostile texts
    (:func:`harness.generate.strategies.hostile_text` with the special literals of that
    encoding's adapters; a closed vocabulary gets text from its alphabet) under the
-   ``ordinary`` policy. Fast adapters take the whole pool (``max_examples``); slower
-   ones a share chosen from a short timing (:func:`harness.generate.budget.budget_for`), rounded
-   to halvings so small timing noise does not change the count.
+   ``ordinary`` policy, built by :mod:`harness.generate.pools` (atoms, inputs from the
+   group's split patterns, mixtures, long pieces; then coverage-steered inputs). Fast
+   adapters take the whole pool (``max_examples`` plus the fixed sets); slower ones a
+   share chosen from a short timing (:func:`harness.generate.budget.pool_budget`),
+   rounded to halvings so small timing noise does not change the count. Every input an
+   adapter was checked on feeds :class:`harness.run.coverage.Collector`.
 4. **judging by input** (:mod:`harness.run.settle`, :mod:`harness.run.judging`):
 
    - a case that *documents* the (adapter, check) and the check finds a difference:
@@ -40,11 +43,10 @@ processes; results are merged in unit order, so the result is the same either wa
 from __future__ import annotations
 
 import random
-import zlib
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from harness.generate.budget import calibrate
+from harness.generate.budget import pool_budget
 from harness.calls import Calls
 from harness.cases.model import CHECKS, Case, DocumentedDivergence, Policy
 from harness.cases.loader import adapter_matches, case_applies_to, documented_for
@@ -53,12 +55,15 @@ from harness.checks import TEXT_CHECKS, run_text_check
 from harness.run.evidence import gather
 from harness.run.judging import Documentation
 from harness.run.long_tier import LongUnit, describe_reach
-from harness.run.parallel import CASES_PER_TASK, TEXTS_PER_TASK, Jobs, chunked
+from harness.run.parallel import CASES_PER_TASK, TEXTS_PER_TASK, GeneratedUnit, Jobs, chunked
 from harness.run.result import Cell, DivergenceRecord, RunResult
 from harness.run.selection import Selected, SelectionError
 from harness.run.settle import DEFAULT_SHRINK_SECONDS, Candidate, Settler
 from harness.generate.long_inputs import LongOptions
+from harness.generate.pools import FIXED_SETS, Pool
 from harness.generate.strategies import profile_settings, resolve_profile
+from harness.run.coverage import Collector
+from harness.run.plans import pool_specs, steered_units, units_of
 
 __all__ = ["GENERATED_CHECKS", "Candidate", "GenerationOptions", "Runner", "case_adapter_names"]
 
@@ -121,6 +126,11 @@ class Runner:
         self.incomplete: dict[str, str] | None = None
         #: adapter -> long-input kind -> the largest length checked (``run_long``)
         self.long_reach: dict[str, dict[str, int]] = {}
+        self.coverage = Collector(reference_pattern=self._reference_pattern)
+
+    def _reference_pattern(self, encoding: str) -> str | None:
+        name = self.selected.references.get(encoding)
+        return self.selected.calls[name].info.split_pattern if name in self.selected.calls else None
 
     # -- bookkeeping ---------------------------------------------------------------------
 
@@ -226,6 +236,7 @@ class Runner:
         for check in TEXT_CHECKS:
             result = run_text_check(check, Subject(case.text, case.policy, adapter, reference, case))
             self._judge_case(case, adapter, reference, check, result, in_domain)
+        self.coverage.observe(case.text, adapter, case.policy)
         doc = documented_for(case, adapter.name, "vocab-consistency", adapter.info.declares_like)
         if doc is not None:
             self._judge_case_vocab(case, adapter, reference, doc)
@@ -291,41 +302,28 @@ class Runner:
             self.seed = options.seed
         else:
             self.seed = 0 if profile.derandomize else random.SystemRandom().randrange(2**32)
-        specs: list[dict[str, object]] = []
-        groups: list[tuple[list[Calls], Calls]] = []
-        for encoding in self.selected.encodings():
-            reference = self.selected.reference_for(encoding)
-            group = self.selected.group(encoding)
-            seed = (self.seed + zlib.crc32(encoding.encode())) % 2**32
-            open_group = [a for a in group if a.info.capabilities.alphabet is None]
-            if open_group:
-                literals = tuple(sorted({lit for a in group for lit, _ in a.info.special_tokens}))
-                specs.append({"literals": literals, "count": self.max_examples, "seed_value": seed,
-                              "cache": profile.derandomize})
-                groups.append((open_group, reference))
-            for adapter in group:
-                if adapter.info.capabilities.alphabet is not None:
-                    specs.append({"alphabet": adapter.info.capabilities.alphabet, "count": self.max_examples,
-                                  "seed_value": seed, "cache": profile.derandomize})
-                    groups.append(([adapter], reference))
-        pools = self.jobs.map("pool", specs)
-        plans = [(pool, adapters, reference) for pool, (adapters, reference) in zip(pools, groups)]
-        for pool, adapters, reference in plans:
+        planned = pool_specs(self.selected, profile=self.profile, max_examples=self.max_examples,
+                             seed=self.seed, cache=profile.derandomize)
+        pools: list[Pool] = self.jobs.map("pool", [spec for spec, _, _ in planned])
+        plans = [(pool, adapters, reference) for pool, (_, adapters, reference) in zip(pools, planned)]
+        for pool, adapters, _ in plans:
             for adapter in adapters:
                 self.budgets[adapter.name] = self._budget(adapter, pool, options.time_budget_s)
-        units: list[tuple[str, tuple[str, ...], str]] = []
-        for pool, adapters, reference in plans:
-            for i, text in enumerate(pool):
-                active = tuple(a.name for a in adapters if self.budgets[a.name] > i)
-                if not active:
-                    break
-                units.append((text, active, reference.name))
+        self._run_generated_units("generated", units_of(plans, self.budgets))
+        if "steer" in FIXED_SETS.get(self.profile, ()):
+            # once every pool has run: they aim at tokens the references have not produced
+            units, steered = steered_units(plans, self.budgets, self.coverage.steer, seed=self.seed)
+            self._run_generated_units("steered", units)
+            for reference, inputs in steered:
+                self.coverage.steered(reference, inputs.texts, inputs.targeted)
+
+    def _run_generated_units(self, phase: str, units: list[GeneratedUnit]) -> None:
         tasks = chunked(units, TEXTS_PER_TASK)
         counts = [sum(len(u[1]) for u in task) for task in tasks]
         total = sum(counts)
-        self.jobs.run("generated", tasks, progress=lambda n: self.progress("generated", sum(counts[:n]), total))
+        self.jobs.run("generated", tasks, progress=lambda n: self.progress(phase, sum(counts[:n]), total))
 
-    def run_generated_input(self, text: str, adapter: Calls, reference: Calls) -> None:
+    def run_generated_input(self, text: str, adapter: Calls, reference: Calls, *, trace: bool = False) -> None:
         if not (adapter.in_domain(text) and reference.in_domain(text)):
             return
         self._note_input(text, ORDINARY, adapter, "generated", None)
@@ -339,6 +337,7 @@ class Runner:
             elif isinstance(result, Finding):
                 cell.inputs += 1
                 self._pending.append(Candidate(result, ORDINARY, reference.name, "generated", None))
+        self.coverage.observe(text, adapter, ORDINARY, trace=trace)
 
     def run_long(self, options: LongOptions = LongOptions()) -> None:
         """The long tier (:mod:`harness.run.long_tier`): each (encoding, kind) climbs the sizes."""
@@ -358,8 +357,8 @@ class Runner:
             if note is not None and note not in self.notes:
                 self.notes.append(note)
 
-    def _budget(self, adapter: Calls, pool: list[str], time_budget_s: float) -> int:
-        return min(len(pool), calibrate(adapter, pool, max_examples=self.max_examples, time_budget_s=time_budget_s))
+    def _budget(self, adapter: Calls, pool: Pool, time_budget_s: float) -> int:
+        return pool_budget(adapter, pool, max_examples=self.max_examples, time_budget_s=time_budget_s)
 
     # -- phase 4 and 5: judge, shrink, report --------------------------------------------
 
@@ -370,18 +369,21 @@ class Runner:
         settled, as ``finish`` does.
         """
         if candidates is None:
-            for name, findings in self.vocab_findings.items():
-                adapter = self.selected.calls[name]
-                reference = self.selected.reference_for(adapter.info.encoding)
-                for finding in findings:
-                    self._pending.append(Candidate(finding, ORDINARY, reference.name, "generated", None))
-            self.vocab_findings = {}
-            candidates, self._pending = self._pending, []
+            candidates = self.take_pending()
         if self._settler is None:
             self._settler = Settler(self, self.documentation, max_shrink_calls=self.max_shrink_calls,
                                     shrink_seconds=self.shrink_seconds, shrink_many=self.jobs.shrink_many if self.jobs.parallel else None,
                                     progress=lambda done, total: self.progress("shrink", done, total))
         return self._settler.settle(candidates)
+
+    def take_pending(self) -> list[Candidate]:
+        """Every finding not judged yet, the vocabulary's included; the caller settles them."""
+        for name, findings in self.vocab_findings.items():
+            reference = self.selected.reference_for(self.selected.calls[name].info.encoding)
+            self._pending += [Candidate(f, ORDINARY, reference.name, "generated", None) for f in findings]
+        self.vocab_findings = {}
+        taken, self._pending = self._pending, []
+        return taken
 
     def run_case_judged(self, case: Case, *, adapter: str | None = None) -> list[DivergenceRecord]:
         """One case (on one adapter, or all it applies to), judged at once.
@@ -437,4 +439,5 @@ class Runner:
             divergences=self.records, generated=self.generated, profile=self.profile,
             seed=self.seed, max_examples=self.max_examples, budgets=dict(self.budgets), notes=self.notes,
             incomplete=self.incomplete, inputs=self.inputs,
+            coverage=self.coverage.summary(),
         )

@@ -224,6 +224,7 @@ def select(
     if not impls:
         # adapters a case names exactly (fixtures): a name that does not resolve is an
         # unavailable row, not a usage error, since the user did not type it
+        missing_envs: dict[str, int] = {}
         for name in case_adapters:
             if any(ch in name for ch in "*?[") or name in selected.rows:
                 continue
@@ -232,7 +233,17 @@ def select(
                     continue
                 selected.add(name)
             except SelectionError as exc:
+                prefix = name.split(":", 1)[0]
+                if "@" in prefix and not any(n.startswith(prefix + ":") for n in registry.names()):
+                    # another release's adapter (``pkg@version:...``) whose environment is
+                    # not installed here: not this install's to test, so a note, not a row
+                    missing_envs[prefix] = missing_envs.get(prefix, 0) + 1
+                    continue
                 selected.rows[name] = AdapterRow(name, "unknown", "", None, False, str(exc))
+        if missing_envs:
+            listed = ", ".join(f"{p} ({n} adapter{'s' * (n != 1)})" for p, n in sorted(missing_envs.items()))
+            selected.notes.append(f"cases name adapters of environments not installed here, not run: {listed}; "
+                                  "`tokconf env add` installs them (README: Gating an upgrade, JavaScript tokenizers)")
     if not impls and not wanted_encodings:
         for kind, reason in sorted(registry.load_failures().items()):
             if kind.endswith(":*") and kind not in selected.rows:

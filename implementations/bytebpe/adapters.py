@@ -69,6 +69,10 @@ class ByteBPEAdapter(Adapter):
         self.capabilities = capabilities
 
     @property
+    def split_pattern(self) -> str | None:
+        return self.model.pattern
+
+    @property
     def special_tokens(self) -> Mapping[str, int]:
         return dict(self.model.special_tokens)
 

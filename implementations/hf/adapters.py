@@ -14,7 +14,10 @@ lossy, and text with a lone surrogate is refused.
 from __future__ import annotations
 
 import importlib.util
+import json
 from typing import Any, Mapping, Sequence
+
+import regex
 
 from harness.interface import Adapter, AllowedSpecial, Capabilities, DisallowedSpecial
 from harness.outcomes import Operation, Outcome, UnsupportedOperation
@@ -39,6 +42,35 @@ HF_NOTES: tuple[str, ...] = (
 )
 
 _UNENCODABLE_MESSAGES = ("TextInputSequence must be str", "TextEncodeInput must be")
+
+#: The split HF's ByteLevel pre-tokenizer makes when ``use_regex`` is on: GPT-2's pattern,
+#: built into ``tokenizers`` (``pre_tokenizers/byte_level.rs``), run by Oniguruma.
+BYTE_LEVEL_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+
+
+def split_pattern_of(pre_tokenizer: Any) -> str | None:
+    """The regex a ``tokenizers`` pre-tokenizer splits with: the first ``Split`` regex of
+    it (a ``Sequence`` is searched in order), or ByteLevel's built-in GPT-2 pattern.
+
+    The pre-tokenizer's own JSON state is read, never the whole tokenizer's.
+    """
+    if pre_tokenizer is None:
+        return None
+    try:
+        state = json.loads(pre_tokenizer.__getstate__())
+    except (AttributeError, TypeError, ValueError):
+        return None
+    steps = state.get("pretokenizers", [state]) if isinstance(state, dict) else []
+    for step in steps:
+        if step.get("type") == "Split":
+            pattern = step.get("pattern", {})
+            if "Regex" in pattern:
+                return pattern["Regex"]
+            if "String" in pattern:
+                return regex.escape(pattern["String"])
+        if step.get("type") == "ByteLevel" and step.get("use_regex", True):
+            return BYTE_LEVEL_PATTERN
+    return None
 
 
 # -- the adapter --------------------------------------------------------------------------
@@ -88,6 +120,10 @@ class HFAdapter(Adapter):
     def native(self) -> Any:
         """The ``tokenizers.Tokenizer``, for users who want to reach through."""
         return self._tok
+
+    @property
+    def split_pattern(self) -> str | None:
+        return split_pattern_of(self._tok.pre_tokenizer)
 
     @property
     def special_tokens(self) -> Mapping[str, int]:
@@ -152,6 +188,12 @@ class HFAdapter(Adapter):
 
     def token_bytes(self, token_id: int) -> bytes:
         return self.decode_bytes([token_id])
+
+    def decode_stream(self, ids: Sequence[int]) -> list[str | None]:
+        from tokenizers.decoders import DecodeStream
+
+        stream = DecodeStream(skip_special_tokens=False)
+        return [stream.step(self._tok, token_id) for token_id in ids]
 
     def pretokenize(self, text: str) -> list[str]:
         pre = self._tok.pre_tokenizer

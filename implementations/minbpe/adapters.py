@@ -172,6 +172,10 @@ class MinBPEAdapter(Adapter):
         )
 
     @property
+    def split_pattern(self) -> str:
+        return PATTERNS[self.encoding]
+
+    @property
     def special_tokens(self) -> Mapping[str, int]:
         return dict(self.native.special_tokens)
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.generate import pools, strategies
+from harness.generate import pool_cache as pools, strategies  # noqa: the tests name it pools
 from harness.generate.strategies import alphabet_text, hostile_text
 
 

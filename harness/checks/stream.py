@@ -1,0 +1,195 @@
+r"""stream-decode: decoding token by token, as an LLM server does, and cut sequences.
+
+A server decodes what the model has produced so far: a *prefix* of the IDs, which often
+ends inside a character (the first token of a CJK character or an emoji carries only
+some of its UTF-8 bytes), or a *window* that starts inside one. Whole-text round trips
+never show how a decoder handles those, so this check decodes them.
+
+The IDs are the reference's for the input (the adapter's own when it is the reference):
+prefixes that end inside a character, then the longest prefix, and a few windows
+starting inside a character, at most :data:`MAX_CUTS` and :data:`MAX_WINDOWS` of them
+(an input whose tokens never cut a character costs nothing). What each should give is computed from the token pieces alone (the bytes of
+each ID, from the reference's ``token_bytes``), the way the byte-level contract says:
+join the bytes, then decode once.
+
+- **decode_bytes** of a cut sequence is the joined pieces (kind ``prefix-bytes`` /
+  ``window-bytes``);
+- **decode(errors="replace")** is what an incremental detokenizer (:class:`Detokenizer`:
+  hold back incomplete UTF-8, emit text as tokens arrive) has emitted after those tokens,
+  plus one U+FFFD for the incomplete character it holds back (the maximal subpart rule,
+  which Python and Rust's ``from_utf8_lossy`` share): what a streaming server shows. For
+  a window the joined bytes decoded at once (kinds ``prefix-text``, ``window-text``);
+- **decode(errors="strict")** raises ``invalid-utf8`` exactly when those bytes are not
+  UTF-8 (kinds ``prefix-strict``, ``window-strict``; on valid UTF-8 it is not asked
+  again, strict equals replace there); an adapter without strict decoding is skipped
+  there, not failed;
+- the library's **own streaming decoder** (``Adapter.decode_stream``, e.g. Hugging Face
+  ``tokenizers``' ``DecodeStream``), fed the IDs one by one, must join to ``decode`` of
+  the whole list (kind ``decode-stream``).
+
+A decode that raises where the contract gives text has kind ``<where>-<what>:<shape>``
+(``prefix-text:raised:unknown-id``).
+"""
+
+from __future__ import annotations
+
+import codecs
+
+from harness.checks.base import AGREE, SKIP, UNSUPPORTED, Result, Subject, shape
+from harness.outcomes import Outcome
+
+__all__ = ["Detokenizer", "check_stream_decode", "cut_points"]
+
+CHECK = "stream-decode"
+#: prefixes decoded per input (those ending inside a character first)
+MAX_CUTS = 6
+#: windows decoded per input, each starting inside a character
+MAX_WINDOWS = 2
+WINDOW = 3
+
+
+class Detokenizer:
+    r"""Streaming detokenization: feed token bytes, get the text that is complete so far.
+
+    Incomplete UTF-8 at the end is held back until the next token completes it (or the
+    stream ends, when it becomes U+FFFD); invalid bytes become U+FFFD as they come.
+
+    >>> d = Detokenizer()
+    >>> d.feed(b"a\xe4\xb8"), d.pending, d.feed(b"\xad!"), d.finish()
+    ('a', True, '中!', '')
+    """
+
+    def __init__(self) -> None:
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+
+    def feed(self, piece: bytes) -> str:
+        return self._decoder.decode(piece)
+
+    @property
+    def pending(self) -> bool:
+        return bool(self._decoder.getstate()[0])
+
+    def finish(self) -> str:
+        return self._decoder.decode(b"", final=True)
+
+
+def cut_points(pieces: list[bytes]) -> tuple[dict[int, tuple[str, bool]], list[int]]:
+    r"""Prefixes worth decoding for these token pieces, and window starts.
+
+    Prefixes: those that end inside a character (spread evenly if more than fit), and
+    then the longest one; none when no token ends inside a character. For each: the text an incremental decoder has emitted by then, and
+    whether it holds back part of a character. Windows start where a prefix ended
+    inside a character, so they begin with continuation bytes.
+
+    >>> cut_points([b"a", b"\xe4", b"\xb8\xad", b"b"])
+    ({2: ('a', True), 3: ('a中', False)}, [2])
+    """
+    n = len(pieces)
+    inside: list[int] = []
+    states: dict[int, tuple[str, bool]] = {}
+    detok = Detokenizer()
+    emitted: list[str] = []
+    for k, piece in enumerate(pieces[:-1], start=1):
+        emitted.append(detok.feed(piece))
+        states[k] = ("".join(emitted), detok.pending) if detok.pending or k == n - 1 else ("", False)
+        if detok.pending:
+            inside.append(k)
+    if len(inside) > MAX_CUTS - 1:
+        step = len(inside) / (MAX_CUTS - 1)
+        inside = [inside[int(i * step)] for i in range(MAX_CUTS - 1)]
+    # where no token ends inside a character every prefix decodes like whole text, which
+    # round-trip and decode already check: nothing to do
+    chosen = [*inside, n - 1] if inside else []
+    return {k: states[k] for k in dict.fromkeys(chosen)}, inside[:MAX_WINDOWS]
+
+
+def _strictly(data: bytes) -> Outcome:
+    try:
+        return Outcome.ok(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        return Outcome.raised("invalid-utf8", "builtins.UnicodeDecodeError", str(exc))
+
+
+def _agrees(got: Outcome, want: Outcome) -> bool:
+    if want.is_ok:
+        return got.is_ok and got.value == want.value
+    return got.kind == "raised" and got.category == want.category
+
+
+def check_stream_decode(subject: Subject) -> Result:
+    adapter = subject.adapter
+    source = subject.adapter if subject.is_reference else subject.reference
+    encoded = source.encode(subject.text, subject.policy)
+    if encoded.is_unsupported or not encoded.is_ok or not encoded.value:
+        return SKIP
+    ids: tuple[int, ...] = encoded.value
+    pieces = [source.token_bytes(i) for i in ids]
+    if not all(p.is_ok for p in pieces):
+        return SKIP  # per-token-decode and vocab-consistency report unusable pieces
+    chunks = [p.value for p in pieces]
+    whole = adapter.decode_bytes(ids)
+    if whole.is_unsupported:
+        return UNSUPPORTED
+    if not whole.is_ok or not adapter.decode(ids, "replace").is_ok:
+        return SKIP  # it cannot decode these IDs at all: the decode check's business
+    show = {"ids": ((source.name, ids),)}
+    prefixes, windows = cut_points(chunks)
+    for k, (text, held) in prefixes.items():
+        problem = _judge(subject, ids[:k], b"".join(chunks[:k]), text + ("\ufffd" if held else ""), "prefix", show)
+        if problem is not None:
+            return problem
+    for start in windows:
+        segment = ids[start : start + WINDOW]
+        joined = b"".join(chunks[start : start + WINDOW])
+        problem = _judge(subject, segment, joined, joined.decode("utf-8", "replace"), "window", show)
+        if problem is not None:
+            return problem
+    return _own_stream(subject, ids, show)
+
+
+def _judge(subject: Subject, segment: tuple[int, ...], joined: bytes, replaced: str, where: str,
+           show: dict) -> Result | None:
+    adapter, name = subject.adapter, subject.name
+    strict = _strictly(joined)
+    expectations = [
+        ("bytes", lambda: adapter.decode_bytes(segment), Outcome.ok(joined), "decode_bytes"),
+        ("text", lambda: adapter.decode(segment, "replace"), Outcome.ok(replaced), "decode(errors='replace')"),
+    ]
+    if not strict.is_ok:  # on valid UTF-8 strict is replace; where it is not, it must raise
+        expectations.append(("strict", lambda: adapter.decode(segment, "strict"), strict, "decode(errors='strict')"))
+    for what, call_it, want, call in expectations:
+        got = call_it()
+        if got.is_unsupported or _agrees(got, want):
+            continue
+        kind = f"{where}-{what}"
+        if not (got.is_ok and want.is_ok):
+            kind += ":ok" if got.is_ok else f":{shape(got)}"
+        return subject.finding(
+            CHECK, kind,
+            f"{call} of a {where} of {len(segment)} token(s) ({list(segment)}) that the pieces "
+            f"{joined!r} make: {name} {got.describe()}, expected {want.describe()}",
+            outcomes=((name, got), ("expected", want)), decode_ids=segment, **show,
+        )
+    return None
+
+
+def _own_stream(subject: Subject, ids: tuple[int, ...], show: dict) -> Result:
+    """The library's own streaming decoder fed the IDs one by one joins to its decode."""
+    adapter, name = subject.adapter, subject.name
+    stream = adapter.decode_stream(ids)
+    if stream.is_unsupported:
+        return AGREE
+    whole = adapter.decode(ids, "replace")
+    if not stream.is_ok:
+        return subject.finding(CHECK, f"decode-stream:{shape(stream)}",
+                               f"{name}'s own streaming decoder failed: {stream.describe()}",
+                               outcomes=((f"{name} decode_stream", stream), (name, whole)), **show)
+    joined = "".join(c for c in stream.value if c is not None)
+    if joined != whole.value:
+        return subject.finding(
+            CHECK, "decode-stream",
+            f"{name}'s own streaming decoder, fed the IDs one by one, emits {joined!r} "
+            f"({list(stream.value)!r}); its decode of the whole list gives {whole.value!r}",
+            outcomes=((f"{name} decode_stream", Outcome.ok(joined)), (name, whole)), **show,
+        )
+    return AGREE

@@ -1,0 +1,86 @@
+"""The mutation score: every planted fault is caught, and the README says so.
+
+One selftest run (the ``ci`` profile, as ``tokconf selftest``), plus a "fault" that
+changes nothing: it must come out clean, so a caught fault is caught for its fault.
+CI fails here when a change to generation or to the checks lets a planted fault through,
+or when the score in the README no longer matches the faults.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from harness.selftest.mutant import Mutant
+from harness.selftest.score import FAULTS, Score, run_selftest
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+AREAS = {"pre-tokenization", "merging", "special tokens", "decoding", "batching", "error handling", "API"}
+
+
+class NoFault(Mutant):
+    area, fault = "none", "no-fault"
+    summary = "the mutant base itself: tiktoken, answered through the same wrapper"
+
+
+@pytest.fixture(scope="module")
+def score() -> Score:
+    return run_selftest(faults=[*FAULTS, NoFault])
+
+
+def verdict(score: Score, fault: str):  # type: ignore[no-untyped-def]
+    return next(v for v in score.verdicts if v.fault == fault)
+
+
+def test_the_faults_span_every_area() -> None:
+    assert len(FAULTS) >= 25
+    assert {f.area for f in FAULTS} == AREAS
+    assert len({f.fault for f in FAULTS}) == len(FAULTS)
+
+
+def test_every_planted_fault_is_caught_and_the_unchanged_wrapper_is_not(score: Score) -> None:
+    missed = [v.fault for v in score.verdicts if not v.caught and v.fault != "no-fault"]
+    assert missed == []
+    assert not verdict(score, "no-fault").caught
+    assert score.reference_problems == ()
+
+
+def test_minimal_inputs_are_small_or_say_why_not(score: Score) -> None:
+    for v in score.verdicts:
+        if v.caught:
+            assert v.small or v.not_small, (v.fault, v.text)
+    small = {v.fault for v in score.verdicts if v.small}
+    assert {f.fault for f in FAULTS if f.not_small is None} <= small
+
+
+@pytest.mark.parametrize("fault, check, text", [
+    ("crlf-to-lf", "expected", "\r\n"),
+    ("nul-truncates", "id-parity", "\x00"),
+    ("surrogate-raises", "error-category", "\ud800"),
+    ("lazy-punctuation", "expected", "!!"),
+    ("batch-reversed", "batch", "a"),
+    ("empty-text-raises", "error-category", ""),
+    ("strict-ignored", "stream-decode", "\x85"),
+    ("decode-drops-leading-continuation", "stream-decode", "\x85"),
+    ("loose-special-match", "error-category", "<|a|>"),
+    ("specials-at-start-only", "id-parity", "a<|endoftext|>"),
+])
+def test_exact_minimal_inputs(score: Score, fault: str, check: str, text: str) -> None:
+    v = verdict(score, fault)
+    assert v.text == text and check in v.checks, (v.text, v.checks)
+
+
+def test_faults_that_need_long_text_are_found_by_long_pieces(score: Score) -> None:
+    assert len(verdict(score, "chunked-pieces").text.encode("utf-8")) > 256
+    assert len(verdict(score, "piece-buffer-2048").text.encode("utf-8")) > 2048
+    assert len(verdict(score, "truncates-long-text").text) > 1000
+
+
+def test_the_readme_states_this_score(score: Score) -> None:
+    caught = sum(v.caught for v in score.verdicts if v.fault != "no-fault")
+    text = README.read_text(encoding="utf-8")
+    found = re.search(r"mutation score: \*\*(\d+)/(\d+)\*\*", text)
+    assert found, "README.md must state the selftest score as 'mutation score: **N/M**'"
+    assert (int(found.group(1)), int(found.group(2))) == (caught, len(FAULTS))
