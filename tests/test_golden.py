@@ -209,3 +209,16 @@ def test_pytest_gates_on_a_golden_and_rewrites_it(pytester: pytest.Pytester, mon
     pytester.runpytest_subprocess("--tokconf-golden", str(tampered), "--tokconf-update-golden").assert_outcomes(passed=2)
     pytester.runpytest_subprocess("--tokconf-golden", str(tampered)).assert_outcomes(passed=2)
     assert read_golden(tampered)[0].adapters[0].name == "tiktoken:gpt2"
+
+
+def test_long_cases_join_a_snapshot_only_with_long_inputs_that_reach_their_length() -> None:
+    from harness.cases.loader import load_cases
+    from harness.golden.inputs import case_inputs
+
+    long_cases = {f"case:{c.id}": len(c.text) for c in load_cases() if c.long}
+    assert long_cases and max(long_cases.values()) >= 1_000_000
+    plain = {i.source for i in case_inputs()}
+    assert plain and not plain & set(long_cases)
+    up_to = {i.source for i in case_inputs(max_long=10_000)} & set(long_cases)
+    assert up_to == {name for name, n in long_cases.items() if n <= 10_000}
+    assert {i.source for i in case_inputs(max_long=1_000_000)} >= set(long_cases)
