@@ -152,27 +152,39 @@ def test_gate_without_a_golden_says_how_to_make_one(tmp_path: Path) -> None:
 
 
 def test_a_sigkill_mid_write_leaves_the_previous_golden_intact(golden: Path, tmp_path: Path) -> None:
+    import random
+
     target = tmp_path / "g.tokconf"
     target.write_bytes(golden.read_bytes())
     before = target.read_bytes()
     pipe = tmp_path / "corpus.fifo"
-    os.mkfifo(pipe)
+    os.mkfifo(pipe)  # the corpus is fed by this test: the snapshot is mid-write while we hold it open
     proc = subprocess.Popen([sys.executable, "-m", "harness", "snapshot", "--impl", "tiktoken:gpt2", "--no-cases",
                              "--no-generated", "--corpus", str(pipe), "--split", "blank-line", "-o", str(target),
-                             "--quiet"], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                             "--quiet"], cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    words = random.Random(1).choices(["alpha", "beta", "gamma", "delta", "über", "数据", " ", "42", "\t"], k=400_000)
+
+    def written() -> bool:
+        return any(p.name.endswith(".tmp") and p.stat().st_size > 0 for p in tmp_path.iterdir())
+
     try:
         with open(pipe, "w", encoding="utf-8") as feed:  # opens once the snapshot reads the corpus
-            feed.write("".join(f"document {n} with some words\n\n" for n in range(3000)))
-            feed.flush()
-            deadline = time.monotonic() + 120
-            # the temporary file exists and has data: the snapshot is writing its golden
-            while not any(p.name.endswith(".tmp") and p.stat().st_size > 0 for p in tmp_path.iterdir()):
-                assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read() if proc.stderr else ""
-                time.sleep(0.05)
+            deadline = time.monotonic() + 300
+            for n in range(0, len(words), 40):  # documents that compress poorly, until bytes reach the disk
+                feed.write(" ".join(words[n:n + 40]) + "\n\n")
+                if n % 4000 == 0:
+                    feed.flush()
+                    if written() or proc.poll() is not None or time.monotonic() > deadline:
+                        break
+            assert written(), "the snapshot never started writing its golden"
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait()
     except BrokenPipeError:
         pass
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
     assert proc.returncode == -signal.SIGKILL
     assert target.read_bytes() == before
     head, inputs = read_golden(target)
@@ -197,3 +209,16 @@ def test_pytest_gates_on_a_golden_and_rewrites_it(pytester: pytest.Pytester, mon
     pytester.runpytest_subprocess("--tokconf-golden", str(tampered), "--tokconf-update-golden").assert_outcomes(passed=2)
     pytester.runpytest_subprocess("--tokconf-golden", str(tampered)).assert_outcomes(passed=2)
     assert read_golden(tampered)[0].adapters[0].name == "tiktoken:gpt2"
+
+
+def test_long_cases_join_a_snapshot_only_with_long_inputs_that_reach_their_length() -> None:
+    from harness.cases.loader import load_cases
+    from harness.golden.inputs import case_inputs
+
+    long_cases = {f"case:{c.id}": len(c.text) for c in load_cases() if c.long}
+    assert long_cases and max(long_cases.values()) >= 1_000_000
+    plain = {i.source for i in case_inputs()}
+    assert plain and not plain & set(long_cases)
+    up_to = {i.source for i in case_inputs(max_long=10_000)} & set(long_cases)
+    assert up_to == {name for name, n in long_cases.items() if n <= 10_000}
+    assert {i.source for i in case_inputs(max_long=1_000_000)} >= set(long_cases)

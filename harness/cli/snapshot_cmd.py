@@ -30,7 +30,8 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-examples", type=int, default=200, metavar="N", help="generated texts (default 200)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the generated texts (default 0)")
     parser.add_argument("--long", action="store_true",
-                        help="also long runs (spaces, tabs, ideographic spaces, newlines, letters, digits, CJK, mixed)")
+                        help="also long runs (spaces, tabs, ideographic spaces, newlines, letters, digits, CJK, mixed) "
+                             "and the cases tagged long that are no longer than the longest run")
     parser.add_argument("--long-sizes", default="10000,100000,1000000", metavar="N,N,...",
                         help="lengths of the long runs (default 10000,100000,1000000)")
     parser.add_argument("--quiet", action="store_true", help="no progress")

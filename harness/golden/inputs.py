@@ -30,10 +30,16 @@ class Input:
     text: str
 
 
-def case_inputs(paths: Sequence[str] | None = None) -> Iterator[Input]:
+def case_inputs(paths: Sequence[str] | None = None, *, max_long: int = 0) -> Iterator[Input]:
+    """Every case's text; a case of the long tier only when ``--long`` asked for long inputs
+    and it is no longer than the longest of them (``max_long``), as ``tokconf run`` leaves
+    them out without ``--long``: a million-character case costs an old, quadratic release
+    minutes per API path."""
     from harness.cases.loader import default_cases_dir, load_cases
 
     for case in load_cases(list(paths) if paths else [default_cases_dir()]):
+        if case.long and len(case.text) > max_long:
+            continue
         yield Input(f"case:{case.id}", case.text)
 
 

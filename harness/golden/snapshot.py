@@ -64,7 +64,7 @@ def build_adapters(registry: Registry, names: Sequence[str], *, isolation: Any =
 def input_stream(options: InputOptions, literals: Iterable[str]) -> Iterator[Input]:
     def chained() -> Iterator[Input]:
         if not options.no_cases:
-            yield from case_inputs(options.cases)
+            yield from case_inputs(options.cases, max_long=max(options.long_sizes, default=0))
         if options.generated:
             yield from generated_inputs(sorted(set(literals)), count=options.max_examples, seed=options.seed)
         if options.long_sizes:
