@@ -11,6 +11,8 @@
 - :mod:`~harness.generate.long_pieces`: single pre-tokens of 1 to 4,096 bytes;
 - :mod:`~harness.generate.steer`: inputs built from tokens a run has not produced yet;
 - :mod:`~harness.generate.pools`: the generated inputs of one encoding, in order;
+- :mod:`~harness.generate.pool_cache`: their random mixtures kept on disk under a
+  derandomized profile;
 - :mod:`~harness.generate.budget`: how many generated inputs each adapter gets;
 - :mod:`~harness.generate.shrink`: the deterministic shrinking algorithm;
 - :mod:`~harness.generate.minimise`: what "still fails" means for a finding.
