@@ -11,6 +11,7 @@ import jsonschema
 import pytest
 
 from harness.cases.loader import load_case_file
+from harness.cases.model import CHECKS
 
 REPO = Path(__file__).resolve().parent.parent
 SCHEMA = REPO / "harness" / "report" / "parity.schema.json"
@@ -106,9 +107,12 @@ def test_a_clean_run_exits_0_and_keeps_lone_surrogates(tmp_path: Path) -> None:
                    "--out", str(tmp_path / "r"), "--quiet")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stderr == ""
-    assert "tiktoken:cl100k_base" in proc.stdout and "cells: agree 11" in proc.stdout
     data = json.loads((tmp_path / "r" / "latest" / "parity.json").read_text(encoding="ascii"))
     validate(data)
+    # every check agrees: one cell per check in the summary's count
+    assert set(data["matrix"]["tiktoken:cl100k_base"]) == set(CHECKS)
+    assert {cell["status"] for cell in data["matrix"]["tiktoken:cl100k_base"].values()} == {"agree"}
+    assert "tiktoken:cl100k_base" in proc.stdout and f"cells: agree {len(CHECKS)}," in proc.stdout
     assert data["run"]["generated"] is False
     assert data["matrix"]["tiktoken:cl100k_base"]["expected"] == {"status": "agree", "inputs": 2, "divergences": []}
 
