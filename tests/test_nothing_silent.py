@@ -70,7 +70,9 @@ def test_a_missing_vocabulary_asked_for(tmp_path: Path) -> None:
 
 
 def test_a_run_where_nothing_can_run(tmp_path: Path) -> None:
-    proc = run("--encoding", "p50k_base", out=tmp_path)
+    # the counterexamples name no p50k_base reference (cases/javascript.yaml names tiktoken's
+    # WASM build, which runs where the npm packages are installed)
+    proc = run("--encoding", "p50k_base", "--cases", str(REPO / "cases" / "counterexamples.yaml"), out=tmp_path)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "no check ran on any input" in proc.stderr
 
@@ -81,7 +83,8 @@ def test_a_run_where_nothing_can_run(tmp_path: Path) -> None:
     ("p50k", "no reference for p50k_base: tiktoken:p50k_base cannot run"),
 ])
 def test_a_plugin_that_cannot_be_judged(tmp_path: Path, plugin: str, message: str) -> None:
-    proc = run("--plugin", f"tests.silent_plugins:{plugin}", out=tmp_path)
+    proc = run("--plugin", f"tests.silent_plugins:{plugin}", "--cases", str(REPO / "cases" / "counterexamples.yaml"),
+               out=tmp_path)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert message in proc.stderr
 
@@ -130,6 +133,12 @@ def test_adapters_whose_pinned_reference_cannot_run_are_not_judged_by_each_other
         selected.close()
     with pytest.raises(SelectionError, match="no reference for p50k_base: tiktoken:p50k_base cannot run"):
         select(registry, impls=["silent:p50k"], required=["silent:p50k"])
+    # a reference the cases name for the encoding serves, as --reference does
+    named = select(registry, encodings=["p50k_base"], case_references=["silent:other-p50k"])
+    try:
+        assert named.references == {"p50k_base": "silent:other-p50k"} and "silent:p50k" in named.calls
+    finally:
+        named.close()
     chosen = select(registry, encodings=["p50k_base"], references={"p50k_base": "silent:other-p50k"})
     try:
         assert chosen.references == {"p50k_base": "silent:other-p50k"} and set(chosen.calls) == set(chosen.rows) - {

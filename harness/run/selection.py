@@ -188,19 +188,20 @@ class Selected:
                 self.references[encoding] = explicit[encoding]
                 continue
             default = f"tiktoken:{encoding}"
-            if default in self.registry.names():
-                if self.add(default) is not None:
-                    self.references[encoding] = default
-                else:
-                    self._unjudge(encoding, default)
+            pinned = default in self.registry.names()
+            if pinned and self.add(default) is not None:
+                self.references[encoding] = default
                 continue
             named = [n for n in self._resolved_preferred() if self.calls[n].info.encoding == encoding]
             if named:
                 # the cases name it as the reference for this encoding: their authors chose
-                # the adapter that does it right (rank merging, not the left-to-right demo)
+                # the adapter that does it right (rank merging, not the left-to-right demo;
+                # tiktoken's own core in WASM where Python tiktoken has no offline file)
                 self.references[encoding] = max(named, key=lambda n: (named.count(n), -named.index(n)))
-                continue
-            self.references[encoding] = self.group(encoding)[0].name
+            elif pinned:
+                self._unjudge(encoding, default)
+            else:
+                self.references[encoding] = self.group(encoding)[0].name
         self._chosen = True
 
     def _unjudge(self, encoding: str, default: str) -> None:
