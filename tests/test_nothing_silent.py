@@ -70,7 +70,9 @@ def test_a_missing_vocabulary_asked_for(tmp_path: Path) -> None:
 
 
 def test_a_run_where_nothing_can_run(tmp_path: Path) -> None:
-    proc = run("--encoding", "p50k_base", out=tmp_path)
+    # the counterexamples name no p50k_base reference (cases/javascript.yaml names tiktoken's
+    # WASM build, which runs where the npm packages are installed)
+    proc = run("--encoding", "p50k_base", "--cases", str(REPO / "cases" / "counterexamples.yaml"), out=tmp_path)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "no check ran on any input" in proc.stderr
 
@@ -81,7 +83,8 @@ def test_a_run_where_nothing_can_run(tmp_path: Path) -> None:
     ("p50k", "no reference for p50k_base: tiktoken:p50k_base cannot run"),
 ])
 def test_a_plugin_that_cannot_be_judged(tmp_path: Path, plugin: str, message: str) -> None:
-    proc = run("--plugin", f"tests.silent_plugins:{plugin}", out=tmp_path)
+    proc = run("--plugin", f"tests.silent_plugins:{plugin}", "--cases", str(REPO / "cases" / "counterexamples.yaml"),
+               out=tmp_path)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert message in proc.stderr
 
@@ -99,3 +102,64 @@ def test_list_says_unavailable_for_an_encoding_the_release_lacks(monkeypatch: py
         adapters._known_encodings.cache_clear()
     assert reason is not None and "has no encoding 'o200k_harmony'" in reason and "pip install -U tiktoken" in reason
     assert adapters._check("cl100k_base") is None
+
+
+def test_adapters_whose_pinned_reference_cannot_run_are_not_judged_by_each_other() -> None:
+    """Two ports of an encoding whose reference cannot run (p50k_base has no offline
+    vocabulary here) are not compared with each other: a port that copies another's bug
+    would agree with it. They are rows that say why, with the fix; asked for, exit 2."""
+    from harness.registry import AdapterSpec, Registry
+    from harness.run.selection import SelectionError, select
+    from tests.silent_plugins import P50k
+
+    class OtherP50k(P50k):
+        name = "silent:other-p50k"
+
+    registry = Registry()
+    registry.load_entry_points()
+    registry.add([AdapterSpec(name="silent:p50k", encoding="p50k_base", factory=P50k, library="tiktoken"),
+                  AdapterSpec(name="silent:other-p50k", encoding="p50k_base", factory=OtherP50k, library="tiktoken")],
+                 provider="test")
+    assert registry.spec("tiktoken:p50k_base").unavailable_reason() is not None  # what this test stands on
+    selected = select(registry, encodings=["p50k_base"])
+    try:
+        assert "p50k_base" not in selected.references and not selected.calls
+        for name in ("silent:p50k", "silent:other-p50k"):
+            row = selected.rows[name]
+            assert not row.available
+            assert row.reason.startswith("not judged: no reference for p50k_base: tiktoken:p50k_base cannot run")
+            assert row.reason.endswith("pass --reference p50k_base=ADAPTER")
+    finally:
+        selected.close()
+    with pytest.raises(SelectionError, match="no reference for p50k_base: tiktoken:p50k_base cannot run"):
+        select(registry, impls=["silent:p50k"], required=["silent:p50k"])
+    # a reference the cases name for the encoding serves, as --reference does
+    named = select(registry, encodings=["p50k_base"], case_references=["silent:other-p50k"])
+    try:
+        assert named.references == {"p50k_base": "silent:other-p50k"} and "silent:p50k" in named.calls
+    finally:
+        named.close()
+    chosen = select(registry, encodings=["p50k_base"], references={"p50k_base": "silent:other-p50k"})
+    try:
+        assert chosen.references == {"p50k_base": "silent:other-p50k"} and set(chosen.calls) == set(chosen.rows) - {
+            "tiktoken:p50k_base"}
+    finally:
+        chosen.close()
+
+
+def test_a_case_naming_an_environment_that_is_not_installed_is_a_note_not_a_row() -> None:
+    from harness.registry import Registry
+    from harness.run.selection import select
+
+    registry = Registry()
+    registry.load_entry_points()
+    selected = select(registry, encodings=["cl100k_base"],
+                      case_adapters=["nosuchpkg@9.9.9:cl100k_base", "nosuchpkg@9.9.9:o200k_base", "nosuch:thing"])
+    try:
+        assert not any(name.startswith("nosuchpkg@") for name in selected.rows)
+        assert any("environments not installed here, not run: nosuchpkg@9.9.9 (2 adapters)" in note
+                   for note in selected.notes)
+        # a name that is no environment's stays a row: a misspelt fixture must show
+        assert not selected.rows["nosuch:thing"].available
+    finally:
+        selected.close()

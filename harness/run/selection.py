@@ -26,6 +26,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Iterable, Mapping
 
 from harness.calls import Calls, InProcess
@@ -70,6 +71,8 @@ class Selected:
         self.aliases: dict[str, str] = {}
         #: what the run cannot check, said in the summary (an ID space with one adapter)
         self.notes: list[str] = []
+        #: encoding -> why its adapters are not judged (its pinned reference cannot run)
+        self.unjudged: dict[str, str] = {}
         self._chosen = False
 
     def add(self, name: str) -> Calls | None:
@@ -95,6 +98,12 @@ class Selected:
                                               provenance=self.registry.provenance(spec.name))
             return None
         info = calls.info
+        if info.encoding in self.unjudged:
+            calls.close()
+            self.rows[info.name] = AdapterRow(info.name, info.encoding, info.library or spec.library, version, False,
+                                              self.unjudged[info.encoding], provider=spec.provider,
+                                              language=info.language, provenance=self.registry.provenance(spec.name))
+            return None
         self.aliases[name] = self.aliases[spec.name] = info.name
         self.calls[info.name] = calls
         if self._chosen and info.encoding not in self.references:
@@ -179,17 +188,33 @@ class Selected:
                 self.references[encoding] = explicit[encoding]
                 continue
             default = f"tiktoken:{encoding}"
-            if default in self.registry.names() and self.add(default) is not None:
+            pinned = default in self.registry.names()
+            if pinned and self.add(default) is not None:
                 self.references[encoding] = default
                 continue
             named = [n for n in self._resolved_preferred() if self.calls[n].info.encoding == encoding]
             if named:
                 # the cases name it as the reference for this encoding: their authors chose
-                # the adapter that does it right (rank merging, not the left-to-right demo)
+                # the adapter that does it right (rank merging, not the left-to-right demo;
+                # tiktoken's own core in WASM where Python tiktoken has no offline file)
                 self.references[encoding] = max(named, key=lambda n: (named.count(n), -named.index(n)))
-                continue
-            self.references[encoding] = self.group(encoding)[0].name
+            elif pinned:
+                self._unjudge(encoding, default)
+            else:
+                self.references[encoding] = self.group(encoding)[0].name
         self._chosen = True
+
+    def _unjudge(self, encoding: str, default: str) -> None:
+        """The pinned reference of ``encoding`` cannot run: its other adapters are not judged
+        (compared with each other, a port that copies another's bug would agree with it),
+        and say why, with the fix."""
+        why = (f"not judged: no reference for {encoding}: {default} cannot run ({self.rows[default].reason}); "
+               f"fix {default} or pass --reference {encoding}=ADAPTER")
+        self.unjudged[encoding] = why
+        for calls in self.group(encoding):
+            calls.close()
+            del self.calls[calls.name]
+            self.rows[calls.name] = dataclasses.replace(self.rows[calls.name], available=False, reason=why)
 
 
 def select(
@@ -209,6 +234,7 @@ def select(
     that is unknown or unavailable is a :class:`SelectionError`. ``isolation``: which
     adapters run in worker processes, with which limits (None: all in process).
     """
+    required = list(required)
     selected = Selected(registry, isolation=isolation)
     selected.preferred = list(case_references)
     wanted_encodings = set(encodings)
@@ -252,7 +278,7 @@ def select(
         raise SelectionError(f"no adapter claims encoding(s) {', '.join(sorted(wanted_encodings))}; run `tokconf list`")
     _require(selected, required)
     selected.choose_references(dict(references or {}))
-    _require_references(selected, dict(references or {}))
+    _require_references(selected, required)
     for encoding in selected.encodings():
         group = selected.group(encoding)
         if len(group) == 1 and encoding.startswith("hf-json:"):
@@ -277,17 +303,13 @@ def _require(selected: Selected, required: Iterable[str]) -> None:
         raise SelectionError("asked for, but cannot run (nothing was tested):\n" + "\n".join(failed))
 
 
-def _require_references(selected: Selected, explicit: Mapping[str, str]) -> None:
-    """An encoding whose pinned reference cannot run, with nothing else to serve: exit 2."""
-    for encoding, name in sorted(selected.references.items()):
-        default = f"tiktoken:{encoding}"
-        if encoding in explicit or name != selected.group(encoding)[0].name or len(selected.group(encoding)) > 1:
-            continue
-        if default in selected.registry.names() and default in selected.rows and not selected.rows[default].available:
-            raise SelectionError(
-                f"no reference for {encoding}: {default} cannot run ({selected.rows[default].reason}), and "
-                f"{name} would be compared with itself; fix {default} or pass --reference {encoding}=ADAPTER"
-            )
+def _require_references(selected: Selected, required: Iterable[str]) -> None:
+    """An adapter asked for whose encoding has no reference (its pinned reference cannot run,
+    and no ``--reference`` was given): nothing can judge it, exit 2."""
+    for name in dict.fromkeys(required):
+        row = selected.rows.get(selected.aliases.get(name, name))
+        if row is not None and row.encoding in selected.unjudged:
+            raise SelectionError(selected.unjudged[row.encoding].removeprefix("not judged: "))
 
 
 def _encoding_of(registry: Registry, name: str) -> str:

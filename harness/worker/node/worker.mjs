@@ -41,7 +41,7 @@ export class Unsupported extends Error {
 
 const OPERATIONS = new Set([
   "encode", "encode_ordinary", "encode_batch", "decode_bytes", "decode", "token_bytes",
-  "pretokenize", "trace", "in_domain", "api_surface", "api_attributes", "snippet",
+  "pretokenize", "trace", "in_domain", "api_surface", "api_attributes", "snippet", "decode_stream",
 ]);
 const FOLLOWED = new Set(["encode", "encode_ordinary"]);
 
