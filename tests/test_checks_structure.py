@@ -65,3 +65,27 @@ def test_vocab_finds_a_lost_last_merge_by_the_token_it_no_longer_makes() -> None
     kinds = {(f.kind, f.text) for f in report.findings}
     assert kinds == {("segmentation", " Conveyor")}
     assert report.inputs > 800
+
+
+def test_pretokenize_chunks_as_utf16_holds_them_agree_and_lost_surrogates_do_not() -> None:
+    """A JavaScript adapter gives its chunks back as UTF-16 strings: the code points
+    U+D800 U+DDDA of a Python str are one character there. That is the same text; a chunk
+    that loses the lone surrogate is not."""
+    from tests.wrong_adapters import _Wrapped
+
+    class Utf16(_Wrapped):
+        name = "test:utf16-chunks"
+
+        def pretokenize(self, text: str) -> list[str]:
+            return [text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")]
+
+    class Dropping(Utf16):
+        name = "test:drops-lone-surrogate"
+
+        def pretokenize(self, text: str) -> list[str]:
+            return [chunk.replace("\ud8dd", "") for chunk in super().pretokenize(text)]
+
+    text = "\ud8dd\ud800\uddda"
+    assert run("pretokenize-coverage", calls(Utf16()), text) == AGREE
+    finding = run("pretokenize-coverage", calls(Dropping()), text)
+    assert isinstance(finding, Finding) and finding.kind == "coverage"

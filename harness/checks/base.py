@@ -43,6 +43,7 @@ __all__ = [
     "first_difference",
     "policy_flags",
     "shape",
+    "utf16_text",
 ]
 
 AGREE = "agree"
@@ -170,6 +171,20 @@ def expected_text(text: str) -> str:
         out.append("\ufffd" if 0xD800 <= code <= 0xDFFF else text[i])
         i += 1
     return "".join(out)
+
+
+def utf16_text(text: str) -> str:
+    r"""``text`` as a UTF-16 language holds it: a high surrogate followed by a low one is
+    the character the pair encodes, every other surrogate stays. A JavaScript adapter's
+    strings come back this way (:mod:`harness.worker.node`): two surrogate code points in
+    a Python ``str`` are one character in JavaScript.
+
+    >>> utf16_text("\ud8dd\ud800\uddda")
+    '\ud8dd𐇚'
+    """
+    if text.isascii() or not _SURROGATE.search(text):
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
 
 
 def first_difference(a: tuple[int, ...], b: tuple[int, ...]) -> int | None:

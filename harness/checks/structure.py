@@ -8,14 +8,15 @@ without ``Capabilities.batch`` are *unsupported*, not failures.
 pattern that does not cover every character lets ``findall`` drop text silently, and the
 round trip is lost before BPE starts (seed 003). Surrogates are compared after
 :func:`~harness.checks.base.expected_text`, since tiktoken's pre-tokenizer sees the text
-with surrogates already resolved. Kinds ``coverage`` and the failed call's shape,
+with surrogates already resolved, or as UTF-16 holds them (:func:`~harness.checks.base.utf16_text`:
+a JavaScript adapter's chunks, where a high and a low surrogate are one character). Kinds ``coverage`` and the failed call's shape,
 ``raised:<category>`` (a pre-tokenizer that raises where encode does not; an adapter that
 refuses the text in both is left to error-category), ``timeout`` or ``crashed:<cause>``.
 """
 
 from __future__ import annotations
 
-from harness.checks.base import AGREE, ORDINARY, SKIP, UNSUPPORTED, Result, Subject, expected_text, shape
+from harness.checks.base import AGREE, ORDINARY, SKIP, UNSUPPORTED, Result, Subject, expected_text, shape, utf16_text
 from harness.outcomes import Outcome
 
 __all__ = ["batch_texts", "check_batch", "check_pretokenize_coverage"]
@@ -83,7 +84,7 @@ def check_pretokenize_coverage(subject: Subject) -> Result:
         return subject.finding("pretokenize-coverage", shape(chunks),
                                f"pretokenize failed: {chunks.describe()}", outcomes=((name, chunks),))
     joined = "".join(chunks.value)
-    if joined in (subject.text, expected_text(subject.text)):
+    if joined in (subject.text, expected_text(subject.text), utf16_text(subject.text)):
         return AGREE
     return subject.finding(
         "pretokenize-coverage", "coverage",
