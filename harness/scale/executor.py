@@ -7,10 +7,13 @@ order**, whichever worker finished first: the very merge ``--jobs`` uses, so the
 is the local executor's. Findings are shrunk by Dask tasks too (:meth:`DaskExecutor.shrink_many`).
 
 A worker that dies is Dask's to handle: the scheduler gives its shards to another
-worker. A shard whose task was running on ``allowed-failures`` (Dask's setting, 3 by
-default) workers that died is given up: ``distributed`` raises ``KilledWorker``, and the
-run records the shard's document range in a note and in ``run.executor.lost_shards``,
-finishes the others, and fails (exit 1) rather than retrying it forever.
+worker. A shard whose task was on more than ``allowed-failures`` (Dask's setting, 3 by
+default) workers that died gets ``KilledWorker``. Dask also blames the tasks merely
+queued on a dying worker, so such a shard is a *suspect*: once the other shards are
+done it runs again alone, and only if it kills workers then too is it given up: the run
+records its document range in a note and in ``run.executor.lost_shards``, merges the
+others, and fails (exit 1) rather than retrying it forever. Results that wait behind a
+suspect are kept in the progress file, not in memory.
 
 Without ``--scheduler`` the cluster is a ``distributed.LocalCluster`` of ``--jobs``
 worker processes of one thread each (a laptop runs the cluster's code path). Dask is
@@ -27,6 +30,9 @@ from harness.run.parallel import merge
 from harness.scale.shards import Shard
 
 __all__ = ["DaskExecutor", "DaskMissing", "ExecutorError", "require_dask"]
+
+#: a result kept in the progress file only, read back when its turn to merge comes
+_STORED = object()
 
 INSTALL = "pip install 'tokconf[dask]'  (or: pip install dask distributed)"
 
@@ -118,7 +124,7 @@ class DaskExecutor:
 
     def run_corpus(self, shards: Iterable[Shard]) -> None:
         """Every shard checked (or loaded from the progress file) and merged in shard order."""
-        from distributed import as_completed
+        from distributed import as_completed, wait
 
         from harness.scale.shard_task import run_shard
 
@@ -128,23 +134,33 @@ class DaskExecutor:
         running: dict[Any, Shard] = {}
         ready: dict[int, Any] = {}
         order: list[int] = []  # shard ids in corpus order, not merged yet
+        suspects: dict[int, Shard] = {}
         finished = as_completed()
+
+        def submit(shard: Shard, attempt: str = "") -> Any:
+            future = self.client.submit(run_shard, self.selection, expected, shard, pure=False,
+                                        key=f"tokconf-shard-{shard.id}{attempt}-{id(self):x}")
+            running[future] = shard
+            return future
+
         try:
             for shard in shards:
                 order.append(shard.id)
                 if self.store is not None and shard.id in self.store.done:
-                    ready[shard.id] = self.store.load(shard.id)
+                    ready[shard.id] = _STORED
                     self.stats["resumed_shards"] += 1
                 else:
-                    future = self.client.submit(run_shard, self.selection, expected, shard, pure=False,
-                                                key=f"tokconf-shard-{shard.id}-{id(self):x}")
-                    running[future] = shard.without_cases()
-                    finished.add(future)
+                    finished.add(submit(shard))
                 while len(running) >= window:
-                    self._collect(next(finished), running, ready)
+                    self._collect(next(finished), running, ready, suspects)
                 self._merge_ready(order, ready, started)
             while running:
-                self._collect(next(finished), running, ready)
+                self._collect(next(finished), running, ready, suspects)
+                self._merge_ready(order, ready, started)
+            for shard in list(suspects.values()):  # alone now: a crash is its own
+                future = submit(shard, "-alone")
+                wait(future)
+                self._collect(future, running, ready, None)
                 self._merge_ready(order, ready, started)
         except BaseException:
             for future in running:
@@ -154,7 +170,10 @@ class DaskExecutor:
             self.stats["seconds"] += time.perf_counter() - started
         self._show(started, final=True)
 
-    def _collect(self, future: Any, running: dict[Any, Shard], ready: dict[int, Any]) -> None:
+    def _collect(self, future: Any, running: dict[Any, Shard], ready: dict[int, Any],
+                 suspects: dict[int, Shard] | None) -> None:
+        """A finished task's result into ``ready``; a KilledWorker into ``suspects`` (or,
+        when ``suspects`` is None, the shard ran alone: lost)."""
         from distributed.scheduler import KilledWorker
 
         from harness.scale.shard_task import WorkerSetupError
@@ -163,8 +182,12 @@ class DaskExecutor:
         try:
             result = future.result()
         except KilledWorker as exc:
-            why = (f"{shard.where}: not checked: its task was on Dask workers that died each time "
-                   f"({exc}); check the range alone, or --isolate the adapter that crashes")
+            if suspects is not None:
+                suspects[shard.id] = shard
+                return
+            why = (f"{shard.without_cases().where}: not checked: the Dask workers that ran it died, "
+                   f"also when it ran alone ({exc}); check the range by itself, or --isolate the "
+                   f"adapter that crashes")
             ready[shard.id] = why
             if self.store is not None:
                 self.store.record_lost(shard.id, why)
@@ -173,11 +196,15 @@ class DaskExecutor:
             raise ExecutorError(str(exc)) from exc
         if self.store is not None:
             self.store.record(shard.id, result)
-        ready[shard.id] = result
+        # behind a suspect a result may wait long: the progress file holds it meanwhile
+        ready[shard.id] = _STORED if (self.store is not None and suspects) else result
 
     def _merge_ready(self, order: list[int], ready: dict[int, Any], started: float) -> None:
         while order and order[0] in ready:
-            result = ready.pop(order.pop(0))
+            shard_id = order.pop(0)
+            result = ready.pop(shard_id)
+            if result is _STORED:
+                result = self.store.load(shard_id)
             if isinstance(result, str):  # a lost shard: what was not checked, said in the report
                 self.stats["lost_shards"].append(result)
                 if result not in self.runner.notes:
