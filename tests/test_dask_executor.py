@@ -185,6 +185,19 @@ def test_an_interrupted_client_is_completed_by_resume(corpus4k: Path, local4k, c
     assert (info["shards"], info["resumed_shards"], info["documents"]) == (20, kept, 4_000)
 
 
+def test_each_worker_built_the_adapters_once(cluster) -> None:
+    """After the runs above (same flags): one runner per worker process, whatever it ran."""
+    _, client = cluster
+
+    def runners() -> int:
+        from harness.scale import shard_task
+
+        return len(shard_task._RUNNERS)
+
+    counts = client.run(runners)
+    assert set(counts.values()) <= {0, 1} and 1 in counts.values(), counts
+
+
 def test_resume_refuses_other_inputs(corpus4k: Path, tmp_path: Path) -> None:
     folder = tmp_path / "run"
     (folder / "shards").mkdir(parents=True)
