@@ -235,3 +235,17 @@ def test_a_shard_that_kills_its_workers_is_reported_not_retried_forever(tmp_path
     assert "shard 2 (10 documents" in done.stdout + done.stderr  # the summary's notes say it too
     data = json.loads((folder / "parity.json").read_text(encoding="utf-8"))
     assert data["matrix"]["faulty:abort"]["id-parity"]["inputs"] == 50
+
+
+def test_an_adapter_a_worker_cannot_build_is_an_error_not_a_skip(corpus4k: Path, cluster, tmp_path: Path) -> None:
+    """The plugin module is on the client's path only: the workers say so, the run exits 2."""
+    local, _ = cluster
+    (tmp_path / "client_only_plugin.py").write_text("from tests.wrong_adapters import crlf\n", encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-m", "harness", "run", "--plugin", "client_only_plugin:crlf",
+                           "--impl", "wrong:crlf", "--no-cases", "--no-generated", "--quiet", "--corpus", str(corpus4k),
+                           "--out", str(tmp_path / "out"), "--executor", "dask", "--scheduler", local.scheduler_address],
+                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=600)
+    assert done.returncode == 2, done.stderr
+    assert "Dask worker" in done.stderr and "cannot build the run's adapters" in done.stderr
+    assert "client_only_plugin" in done.stderr
