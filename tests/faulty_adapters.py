@@ -114,3 +114,8 @@ def all() -> list[AdapterSpec]:  # noqa: A001 - the plugin's name on the command
 
 def hang() -> list[AdapterSpec]:
     return [_spec(Hang)]
+
+
+def abort() -> list[AdapterSpec]:
+    """Only ``faulty:abort`` (a run that loads it with ``--no-isolate`` dies on the trigger)."""
+    return [_spec(Abort)]

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Iterable, Iterator, Literal
 
-__all__ = ["CorpusError", "CorpusOptions", "Document", "corpus_case_batches", "read_corpus"]
+__all__ = ["CorpusError", "CorpusOptions", "Document", "corpus_case_batches", "document_case", "read_corpus"]
 
 Split = Literal["file", "blank-line", "separator"]
 _CHUNK = 1 << 20
@@ -86,17 +86,22 @@ def corpus_case_batches(paths: Iterable[str | os.PathLike[str]], options: Corpus
     found, not the corpus). A case's id is ``corpus:`` + :attr:`Document.where`, so every
     finding names file, document number and byte offset; its ``line`` is the document
     number plus one."""
-    from harness.cases.model import Case
-
     batch: list[Any] = []
     for document in read_corpus(paths, options):
-        batch.append(Case(id=f"corpus:{document.where}", text=document.text, file=document.file,
-                          line=document.number + 1, tags=("corpus",)))
+        batch.append(document_case(document))
         if len(batch) >= size:
             yield batch
             batch = []
     if batch:
         yield batch
+
+
+def document_case(document: Document) -> Any:
+    """``document`` as a case (``corpus:`` + :attr:`Document.where`, tagged ``corpus``)."""
+    from harness.cases.model import Case
+
+    return Case(id=f"corpus:{document.where}", text=document.text, file=document.file,
+                line=document.number + 1, tags=("corpus",))
 
 
 def _read_file(file: Path, options: CorpusOptions) -> Iterator[Document]:

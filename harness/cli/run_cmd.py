@@ -17,8 +17,9 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from harness.cli import EXIT_DIVERGENCE, EXIT_OK, UsageError, apply_common, claim_encoding
+from harness.cli import EXIT_DIVERGENCE, EXIT_OK, UsageError, apply_common
 from harness.cli.interrupts import catch_stops, describe_stop, stop_exit_code
+from harness.cli.corpus_phase import CorpusPhase, add_executor_options, check_executor_options
 from harness.cli.inputs import add_corpus_options, corpus_options
 from harness.cli.isolation import add_isolation_arguments, isolation_from_args
 
@@ -62,6 +63,7 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
                              "itself) and peak memory; also written as harness-profile.json")
     add_isolation_arguments(parser)
     add_corpus_options(parser)
+    add_executor_options(parser)
     parser.set_defaults(handler=run)
 
 
@@ -99,11 +101,11 @@ class Progress:
 def run(args: argparse.Namespace) -> int:
     from harness.cases.loader import CaseFileError, case_files, default_cases_dir, is_long, load_cases
     from harness.report.parity_json import build, run_id, write_atomic
-    from harness.run.runner import GenerationOptions, Runner, case_adapter_names
+    from harness.run.runner import GenerationOptions, Runner
     from harness.run.settle import DEFAULT_SHRINK_SECONDS
-    from harness.run.selection import SelectionError, parse_references, select
+    from harness.run.selection import SelectionError
+    from harness.cli.selection_args import SelectionArgs, select_adapters
     from harness.generate.strategies import resolve_profile
-    from harness.cases.corpus import CorpusError, corpus_case_batches
 
     from harness.run.profile import HarnessProfile
 
@@ -116,6 +118,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--shrink-seconds must be 0 (no bound) or more, got {args.shrink_seconds:g}")
     isolation = isolation_from_args(args, registry)
     corpus = corpus_options(args)
+    check_executor_options(args)
     from harness.run.coverage import below_minimum, parse_minimums
 
     try:
@@ -125,16 +128,8 @@ def run(args: argparse.Namespace) -> int:
         paths = [] if args.no_cases else (args.cases or [default_cases_dir()])
         cases = [c for c in load_cases(paths) if long or not is_long(c)] if paths else []
         files = [str(p) for p in case_files(paths)] if paths else []
-        references = parse_references(args.reference)
-        impls = list(args.impl or [])
-        claim_encoding(registry, impls, args.encoding or [])
-        if impls:
-            # what the user plugged in is what they came to test, --impl or not
-            impls += [n for n in registry.plugin_names() if n not in impls]
-        selected = select(registry, impls=impls, encodings=args.encoding, references=references,
-                          case_adapters=case_adapter_names(cases),
-                          case_references=[c.reference for c in cases if c.reference],
-                          required=[*impls, *registry.plugin_names()], isolation=isolation)
+        selection = SelectionArgs.from_args(args, cases)
+        selected = select_adapters(selection, registry, isolation)
     except (CaseFileError, FileNotFoundError, SelectionError, ValueError) as exc:
         raise UsageError(str(exc)) from exc
 
@@ -146,6 +141,10 @@ def run(args: argparse.Namespace) -> int:
     if args.profile_harness:
         clock.instrument(selected.calls.values())
     stopped: BaseException | None = None
+    # a Dask run writes its progress into its folder as it goes: the folder comes first
+    folder = None if args.executor == "local" else Path(args.resume) if args.resume else _run_folder(
+        Path(args.out), run_id(started))
+    phase = CorpusPhase(args, runner, selection, corpus, folder=folder)
     try:
         with catch_stops():
             try:
@@ -155,11 +154,8 @@ def run(args: argparse.Namespace) -> int:
                 clock.mark("cases")
                 if args.profile_harness:
                     clock.instrument(selected.calls.values())  # references a case added on the way
-                try:
-                    for batch in corpus_case_batches(args.corpus, corpus):
-                        runner.run_cases(batch)
-                except CorpusError as exc:
-                    raise UsageError(str(exc)) from exc
+                runner.phase = "corpus"
+                phase.run()
                 if not args.no_generated:
                     runner.run_generated(GenerationOptions(profile=profile, seed=args.seed,
                                                            max_examples=args.max_examples))
@@ -176,6 +172,7 @@ def run(args: argparse.Namespace) -> int:
                       file=sys.stderr)
                 result = runner.finish(incomplete={"reason": describe_stop(exc), "phase": runner.phase})
     finally:
+        phase.close()
         selected.close()
     finished = _dt.datetime.now(_dt.timezone.utc)
     if stopped is None and not any(cell.inputs for row in result.matrix.values() for cell in row.values()):
@@ -185,7 +182,9 @@ def run(args: argparse.Namespace) -> int:
 
     argv = ["tokconf", *(getattr(args, "argv", None) or sys.argv[1:])]
     data = build(result, started=started, finished=finished, argv=argv, case_files=files)
-    folder = _run_folder(Path(args.out), run_id(started))
+    if phase.info() is not None:
+        data["run"]["executor"] = phase.info()
+    folder = folder or _run_folder(Path(args.out), run_id(started))
     from harness.report.outcome_log import LOG_FILE, write_outcome_log
 
     # every input's outcomes, beside the report: what `tokconf diff` compares input by input
@@ -212,7 +211,9 @@ def run(args: argparse.Namespace) -> int:
         clock.report(sys.stderr)
     if stopped is not None:
         return stop_exit_code(stopped)
-    return EXIT_DIVERGENCE if result.failed or short else EXIT_OK
+    for lost in phase.lost:
+        print(f"shard lost: {lost}", file=sys.stderr)
+    return EXIT_DIVERGENCE if result.failed or short or phase.lost else EXIT_OK
 
 
 def _run_folder(out: Path, name: str) -> Path:

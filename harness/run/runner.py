@@ -105,6 +105,8 @@ class Runner:
         #: seconds the shrinker may spend on one finding (``--shrink-seconds``; None: no bound)
         self.shrink_seconds = shrink_seconds
         self.jobs = Jobs(self, jobs)
+        #: shrinks elsewhere than ``--jobs`` (a Dask executor's :meth:`shrink_many`)
+        self.shrink_many: Callable | None = None
         self.matrix: dict[str, dict[str, Cell]] = {}
         self.records: list[DivergenceRecord] = []
         self.documentation = Documentation()
@@ -372,7 +374,8 @@ class Runner:
             candidates = self.take_pending()
         if self._settler is None:
             self._settler = Settler(self, self.documentation, max_shrink_calls=self.max_shrink_calls,
-                                    shrink_seconds=self.shrink_seconds, shrink_many=self.jobs.shrink_many if self.jobs.parallel else None,
+                                    shrink_seconds=self.shrink_seconds, shrink_many=self.shrink_many or (
+                                        self.jobs.shrink_many if self.jobs.parallel else None),
                                     progress=lambda done, total: self.progress("shrink", done, total))
         return self._settler.settle(candidates)
 
@@ -413,6 +416,7 @@ class Runner:
         if incomplete is not None:
             self.incomplete = dict(incomplete)
             self.max_shrink_calls = 0
+            self.shrink_many = None
             self.jobs.close(terminate=True)
             if self._settler is not None:
                 self._settler.max_shrink_calls = 0

@@ -1,0 +1,267 @@
+"""``--executor dask``: the corpus phase of a run on a Dask cluster.
+
+The client (``tokconf run``) streams the corpus into shards (:mod:`harness.scale.shards`),
+keeps a bounded window of them submitted (so the corpus is never all in memory), and
+merges each shard's :class:`~harness.run.parallel.Delta` into its runner **in shard
+order**, whichever worker finished first: the very merge ``--jobs`` uses, so the report
+is the local executor's. Findings are shrunk by Dask tasks too (:meth:`DaskExecutor.shrink_many`).
+
+A worker that dies is Dask's to handle: the scheduler gives its shards to another
+worker. A shard whose task was on more than ``allowed-failures`` (Dask's setting, 3 by
+default) workers that died gets ``KilledWorker``. Dask also blames the tasks merely
+queued on a dying worker, so such a shard is a *suspect*: once the other shards are
+done it runs again alone, and only if it kills workers then too is it given up: the run
+records its document range in a note and in ``run.executor.lost_shards``, merges the
+others, and fails (exit 1) rather than retrying it forever. Results that wait behind a
+suspect are kept in the progress file, not in memory.
+
+Without ``--scheduler`` the cluster is a ``distributed.LocalCluster`` of ``--jobs``
+worker processes of one thread each (a laptop runs the cluster's code path). Dask is
+imported only here, and only when the run asks for it.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any, Iterable, TextIO
+
+from harness.run.parallel import merge
+from harness.scale.shards import Shard
+
+__all__ = ["DaskExecutor", "DaskMissing", "ExecutorError", "require_dask"]
+
+#: a result kept in the progress file only, read back when its turn to merge comes
+_STORED = object()
+
+INSTALL = "pip install 'tokconf[dask]'  (or: pip install dask distributed)"
+
+
+class DaskMissing(Exception):
+    """``--executor dask`` without the optional ``dask`` and ``distributed`` packages."""
+
+
+class ExecutorError(Exception):
+    """The cluster cannot run the shards (unreachable, or a worker cannot build the adapters)."""
+
+
+def require_dask() -> None:
+    try:
+        import dask  # noqa: F401
+        import distributed  # noqa: F401
+    except ImportError as exc:
+        raise DaskMissing(f"--executor dask needs the optional packages dask and distributed ({exc}); "
+                          f"install them with: {INSTALL}") from exc
+
+
+class DaskExecutor:
+    """A Dask client (and, without ``scheduler``, the LocalCluster it started) for one run."""
+
+    def __init__(self, *, runner: Any, selection: Any, scheduler: str | None, workers: int,
+                 store: Any = None, stream: TextIO = sys.stderr, progress: bool = True,
+                 window: int | None = None) -> None:
+        require_dask()
+        self.runner = runner
+        self.selection = selection
+        self.scheduler = scheduler
+        self.requested = max(1, workers)
+        self.store = store
+        self.stream = stream
+        self.show = progress
+        self.window = window
+        self.client: Any = None
+        self.cluster: Any = None
+        self.stats = {"shards": 0, "documents": 0, "bytes": 0, "seconds": 0.0, "merge_seconds": 0.0,
+                      "resumed_shards": 0, "lost_shards": []}
+        self._last_shown = 0.0
+
+    # -- the cluster -------------------------------------------------------------------
+
+    def start(self) -> "DaskExecutor":
+        import logging
+
+        from distributed import Client, LocalCluster
+
+        try:
+            if self.scheduler:
+                self.client = Client(self.scheduler, timeout="30s")
+            else:
+                self.cluster = LocalCluster(n_workers=self.requested, threads_per_worker=1, processes=True,
+                                            dashboard_address=None, silence_logs=logging.ERROR)
+                self.client = Client(self.cluster)
+        except (OSError, TimeoutError) as exc:
+            self.close()
+            raise ExecutorError(f"--scheduler {self.scheduler}: cannot reach the Dask scheduler ({exc}); "
+                                f"start one (dask scheduler) or drop --scheduler for a local cluster") from exc
+        return self
+
+    @property
+    def workers(self) -> int:
+        try:
+            return len(self.client.scheduler_info()["workers"])
+        except Exception:  # noqa: BLE001 - a closed client: the count it started with
+            return self.requested
+
+    def close(self) -> None:
+        client, cluster, self.client, self.cluster = self.client, self.cluster, None, None
+        for thing in (client, cluster):
+            if thing is not None:
+                try:
+                    thing.close()
+                except Exception:  # noqa: BLE001 - closing what may already be gone
+                    pass
+
+    def __enter__(self) -> "DaskExecutor":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # -- the corpus ----------------------------------------------------------------------
+
+    def _expected(self) -> list[str]:
+        return sorted(self.runner.selected.calls)
+
+    def run_corpus(self, shards: Iterable[Shard]) -> None:
+        """Every shard checked (or loaded from the progress file) and merged in shard order."""
+        from distributed import as_completed, wait
+
+        from harness.scale.shard_task import run_shard
+
+        started = time.perf_counter()
+        expected = self._expected()
+        window = self.window or max(2, 3 * self.workers)
+        running: dict[Any, Shard] = {}
+        ready: dict[int, Any] = {}
+        order: list[int] = []  # shard ids in corpus order, not merged yet
+        suspects: dict[int, Shard] = {}
+        finished = as_completed()
+
+        def submit(shard: Shard, attempt: str = "") -> Any:
+            future = self.client.submit(run_shard, self.selection, expected, shard, pure=False,
+                                        key=f"tokconf-shard-{shard.id}{attempt}-{id(self):x}")
+            running[future] = shard
+            return future
+
+        try:
+            for shard in shards:
+                order.append(shard.id)
+                if self.store is not None and shard.id in self.store.done:
+                    ready[shard.id] = _STORED
+                    self.stats["resumed_shards"] += 1
+                else:
+                    finished.add(submit(shard))
+                while len(running) >= window:
+                    self._collect(next(finished), running, ready, suspects)
+                self._merge_ready(order, ready, started)
+            while running:
+                self._collect(next(finished), running, ready, suspects)
+                self._merge_ready(order, ready, started)
+            for shard in list(suspects.values()):  # alone now: a crash is its own
+                future = submit(shard, "-alone")
+                wait(future)
+                self._collect(future, running, ready, None)
+                self._merge_ready(order, ready, started)
+        except BaseException:
+            for future in running:
+                future.cancel()
+            raise
+        finally:
+            self.stats["seconds"] += time.perf_counter() - started
+        self._show(started, final=True)
+
+    def _collect(self, future: Any, running: dict[Any, Shard], ready: dict[int, Any],
+                 suspects: dict[int, Shard] | None) -> None:
+        """A finished task's result into ``ready``; a KilledWorker into ``suspects`` (or,
+        when ``suspects`` is None, the shard ran alone: lost)."""
+        from distributed.scheduler import KilledWorker
+
+        from harness.scale.shard_task import WorkerSetupError
+
+        shard = running.pop(future)
+        try:
+            result = future.result()
+        except KilledWorker as exc:
+            if suspects is not None:
+                suspects[shard.id] = shard
+                return
+            why = (f"{shard.without_cases().where}: not checked: the Dask workers that ran it died, "
+                   f"also when it ran alone ({exc}); check the range by itself, or --isolate the "
+                   f"adapter that crashes")
+            ready[shard.id] = why
+            if self.store is not None:
+                self.store.record_lost(shard.id, why)
+            return
+        except WorkerSetupError as exc:
+            raise ExecutorError(str(exc)) from exc
+        if self.store is not None:
+            self.store.record(shard.id, result)
+        # behind a suspect a result may wait long: the progress file holds it meanwhile
+        ready[shard.id] = _STORED if (self.store is not None and suspects) else result
+
+    def _merge_ready(self, order: list[int], ready: dict[int, Any], started: float) -> None:
+        while order and order[0] in ready:
+            shard_id = order.pop(0)
+            result = ready.pop(shard_id)
+            if result is _STORED:
+                result = self.store.load(shard_id)
+            if isinstance(result, str):  # a lost shard: what was not checked, said in the report
+                self.stats["lost_shards"].append(result)
+                if result not in self.runner.notes:
+                    self.runner.notes.append(result)
+                continue
+            began = time.perf_counter()
+            merge(self.runner, result.delta)
+            self.stats["merge_seconds"] += time.perf_counter() - began
+            self.stats["shards"] += 1
+            self.stats["documents"] += result.shard.documents
+            self.stats["bytes"] += result.shard.bytes
+            self._show(started)
+
+    def _show(self, started: float, *, final: bool = False) -> None:
+        if not self.show:
+            return
+        now = time.perf_counter()
+        tty = self.stream.isatty()
+        if not final and now - self._last_shown < (0.2 if tty else 5.0):
+            return
+        self._last_shown = now
+        seconds = max(1e-9, now - started)
+        s = self.stats
+        line = (f"corpus     dask: {s['shards']} shards ({s['resumed_shards']} resumed, {len(s['lost_shards'])} lost), "
+                f"{s['documents']} documents, {s['documents'] / seconds:.0f} docs/s, "
+                f"{s['bytes'] / seconds / 1024:.1f} KiB/s, {self.workers} workers")
+        self.stream.write(("\r" + line + ("\n" if final else "")) if tty else line + "\n")
+        self.stream.flush()
+
+    # -- shrinking -----------------------------------------------------------------------
+
+    def shrink_many(self, work: list[tuple[Any, int, float | None]]) -> list[Any]:
+        """Each finding of ``work`` shrunk by a Dask task; results in ``work``'s order. A
+        shrink whose workers kept dying leaves its finding as found."""
+        from distributed.scheduler import KilledWorker
+
+        from harness.scale.shard_task import shrink_on_worker
+
+        expected = self._expected()
+        futures = [self.client.submit(shrink_on_worker, self.selection, expected, item, pure=False)
+                   for item in work]
+        results = []
+        for (candidate, _, _), future in zip(work, futures):
+            try:
+                results.append(future.result())
+            except KilledWorker:
+                results.append((candidate.finding, False))
+        return results
+
+    def info(self, *, scheduler_shown: str | None) -> dict[str, Any]:
+        """``run.executor`` of parity.json."""
+        s = self.stats
+        seconds = round(s["seconds"], 3)
+        return {"kind": "dask", "workers": self.workers if self.client else self.requested,
+                "scheduler": scheduler_shown, "shards": s["shards"], "documents": s["documents"],
+                "bytes": s["bytes"], "seconds": seconds,
+                "documents_per_second": round(s["documents"] / s["seconds"], 1) if s["seconds"] else None,
+                "merge_seconds": round(s["merge_seconds"], 3), "resumed_shards": s["resumed_shards"],
+                "lost_shards": list(s["lost_shards"])}
+

@@ -1,0 +1,98 @@
+"""What a Dask worker runs: a shard of the corpus through the run's checks.
+
+A worker process builds the run's adapters once (:func:`_runner_for`, cached per
+process and keyed by the :class:`~harness.cli.selection_args.SelectionArgs`, which are
+everything that chooses them), from the same registry, plugins and hash-checked
+vocabularies the client used. If the adapters it ends up with are not the client's (a
+library missing on that machine, a vocabulary folder it cannot see), the task fails
+with :class:`WorkerSetupError` naming the adapter and the reason: a shard silently
+checked on fewer adapters would make the report lie.
+
+A shard then runs exactly as a ``--jobs`` task does (:func:`harness.run.parallel._case_task`,
+on a fresh copy of the worker's runner), and the task returns the
+:class:`~harness.run.parallel.Delta`: counts per cell, pending findings with their inputs,
+and each input's encode outcome per adapter (what the outcome log and ``tokconf diff``
+need: IDs, the size of the tokenized text; never the checks' other outputs).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from harness.cli.selection_args import SelectionArgs, worker_selection
+from harness.run import parallel
+from harness.run.parallel import Delta
+from harness.scale.shards import Shard
+
+__all__ = ["ShardResult", "WorkerSetupError", "run_shard", "shrink_on_worker", "worker_pid"]
+
+#: SelectionArgs -> the runner a worker process built for them
+_RUNNERS: dict[SelectionArgs, Any] = {}
+
+
+class WorkerSetupError(Exception):
+    """A Dask worker could not build the run's adapters as the client did."""
+
+
+@dataclass(frozen=True)
+class ShardResult:
+    shard: Shard  # without its cases: the client has them, or the progress file names them
+    delta: Delta
+    seconds: float
+    worker: str
+
+
+def _runner_for(spec: SelectionArgs, expected: Sequence[str]) -> Any:
+    runner = _RUNNERS.get(spec)
+    if runner is None:
+        from harness.run.runner import Runner
+
+        try:
+            selected = worker_selection(spec)
+        except Exception as exc:  # noqa: BLE001 - whatever stops the build is the worker's error
+            raise WorkerSetupError(f"Dask worker {_name()}: cannot build the run's adapters: "
+                                   f"{type(exc).__name__}: {exc}; install tokconf and the adapters' "
+                                   f"libraries on every worker") from exc
+        runner = Runner(selected, jobs=1, shrink_seconds=None)
+        _RUNNERS[spec] = runner
+    for name in sorted(set(expected) - set(runner.selected.calls)):
+        # a case's own reference the client added during its cases phase: corpus
+        # documents run on it there, so they do here
+        try:
+            runner.selected.add(name)
+        except Exception:  # noqa: BLE001 - reported below with the row's reason
+            pass
+    missing = sorted(set(expected) - set(runner.selected.calls))
+    if missing:
+        rows = runner.selected.rows
+        why = "; ".join(f"{n}: {rows[n].reason if n in rows else 'not selected'}" for n in missing)
+        raise WorkerSetupError(f"Dask worker {_name()}: adapter(s) unavailable here: {why}; install the same "
+                               f"libraries and vocabularies on every worker (tokconf list shows why)")
+    return runner
+
+
+def _name() -> str:
+    return f"{socket.gethostname()} pid {os.getpid()}"
+
+
+def run_shard(spec: SelectionArgs, expected: Sequence[str], shard: Shard) -> ShardResult:
+    """Check ``shard``'s documents on the run's adapters; the delta a ``--jobs`` task returns."""
+    runner = _runner_for(spec, expected)
+    started = time.perf_counter()
+    parallel._RUNNER = runner  # the module's tasks work for the runner this process holds
+    delta = parallel._case_task((list(shard.cases), {}))
+    return ShardResult(shard.without_cases(), delta, time.perf_counter() - started, _name())
+
+
+def shrink_on_worker(spec: SelectionArgs, expected: Sequence[str], work: tuple[Any, int, float | None]) -> Any:
+    """One finding shrunk on the worker's adapters (:func:`harness.run.parallel._shrink_task`)."""
+    parallel._RUNNER = _runner_for(spec, expected)
+    return parallel._shrink_task([work])[0]
+
+
+def worker_pid() -> int:
+    return os.getpid()
