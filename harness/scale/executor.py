@@ -33,6 +33,10 @@ __all__ = ["DaskExecutor", "DaskMissing", "ExecutorError", "require_dask"]
 
 #: a result kept in the progress file only, read back when its turn to merge comes
 _STORED = object()
+#: seconds without any finished shard after which the client asks the scheduler whether
+#: anything still runs: a shard whose worker was killed mid-task has been seen to stay
+#: pending with every worker idle (distributed 2026.8), and would hang the run for good
+STALL_CHECK_S = 15.0
 
 INSTALL = "pip install 'tokconf[dask]'  (or: pip install dask distributed)"
 
@@ -72,7 +76,7 @@ class DaskExecutor:
         self.client: Any = None
         self.cluster: Any = None
         self.stats = {"shards": 0, "documents": 0, "bytes": 0, "seconds": 0.0, "merge_seconds": 0.0,
-                      "resumed_shards": 0, "lost_shards": []}
+                      "resumed_shards": 0, "resubmitted_shards": 0, "lost_shards": []}
         self._last_shown = 0.0
 
     # -- the cluster -------------------------------------------------------------------
@@ -124,7 +128,7 @@ class DaskExecutor:
 
     def run_corpus(self, shards: Iterable[Shard]) -> None:
         """Every shard checked (or loaded from the progress file) and merged in shard order."""
-        from distributed import as_completed, wait
+        from distributed import wait
 
         from harness.scale.shard_task import run_shard
 
@@ -135,13 +139,31 @@ class DaskExecutor:
         ready: dict[int, Any] = {}
         order: list[int] = []  # shard ids in corpus order, not merged yet
         suspects: dict[int, Shard] = {}
-        finished = as_completed()
+        attempts: dict[int, int] = {}
 
         def submit(shard: Shard, attempt: str = "") -> Any:
             future = self.client.submit(run_shard, self.selection, expected, shard, pure=False,
                                         key=f"tokconf-shard-{shard.id}{attempt}-{id(self):x}")
             running[future] = shard
             return future
+
+        def next_finished() -> Any:
+            """One finished future of ``running``; stalled ones are submitted again."""
+            while True:
+                try:
+                    done = wait(list(running), timeout=STALL_CHECK_S, return_when="FIRST_COMPLETED").done
+                except TimeoutError:
+                    if any(self.client.processing().values()):
+                        continue  # a worker is on it: a long shard, not a stall
+                    for future in [f for f in running if not f.done()]:
+                        shard = running.pop(future)
+                        future.cancel()
+                        attempts[shard.id] = attempts.get(shard.id, 0) + 1
+                        self.stats["resubmitted_shards"] += 1
+                        submit(shard, f"-again{attempts[shard.id]}")
+                    continue
+                if done:
+                    return min(done, key=lambda f: running[f].id)
 
         try:
             for shard in shards:
@@ -150,17 +172,16 @@ class DaskExecutor:
                     ready[shard.id] = _STORED
                     self.stats["resumed_shards"] += 1
                 else:
-                    finished.add(submit(shard))
+                    submit(shard)
                 while len(running) >= window:
-                    self._collect(next(finished), running, ready, suspects)
+                    self._collect(next_finished(), running, ready, suspects)
                 self._merge_ready(order, ready, started)
             while running:
-                self._collect(next(finished), running, ready, suspects)
+                self._collect(next_finished(), running, ready, suspects)
                 self._merge_ready(order, ready, started)
             for shard in list(suspects.values()):  # alone now: a crash is its own
-                future = submit(shard, "-alone")
-                wait(future)
-                self._collect(future, running, ready, None)
+                submit(shard, "-alone")
+                self._collect(next_finished(), running, ready, None)
                 self._merge_ready(order, ready, started)
         except BaseException:
             for future in running:
@@ -263,5 +284,5 @@ class DaskExecutor:
                 "bytes": s["bytes"], "seconds": seconds,
                 "documents_per_second": round(s["documents"] / s["seconds"], 1) if s["seconds"] else None,
                 "merge_seconds": round(s["merge_seconds"], 3), "resumed_shards": s["resumed_shards"],
-                "lost_shards": list(s["lost_shards"])}
+                "resubmitted_shards": s["resubmitted_shards"], "lost_shards": list(s["lost_shards"])}
 
