@@ -37,6 +37,7 @@ _STORED = object()
 #: anything still runs: a shard whose worker was killed mid-task has been seen to stay
 #: pending with every worker idle (distributed 2026.8), and would hang the run for good
 STALL_CHECK_S = 15.0
+STALL_HARD_MIN_S = 120.0
 
 INSTALL = "pip install 'tokconf[dask]'  (or: pip install dask distributed)"
 
@@ -147,14 +148,21 @@ class DaskExecutor:
             running[future] = shard
             return future
 
+        gaps = {"last": time.monotonic(), "longest": 0.0}
+
         def next_finished() -> Any:
-            """One finished future of ``running``; stalled ones are submitted again."""
+            """One finished future of ``running``; stalled ones are submitted again: when
+            every worker is idle, or when nothing finished for ten times the longest wait
+            so far (at least two minutes), whatever the scheduler says it is doing."""
             while True:
                 try:
                     done = wait(list(running), timeout=STALL_CHECK_S, return_when="FIRST_COMPLETED").done
                 except TimeoutError:
-                    if any(self.client.processing().values()):
+                    waited = time.monotonic() - gaps["last"]
+                    hard = waited > max(STALL_HARD_MIN_S, 10 * gaps["longest"])
+                    if not hard and any(self.client.processing().values()):
                         continue  # a worker is on it: a long shard, not a stall
+                    gaps["last"] = time.monotonic()
                     for future in [f for f in running if not f.done()]:
                         shard = running.pop(future)
                         future.cancel()
@@ -163,6 +171,9 @@ class DaskExecutor:
                         submit(shard, f"-again{attempts[shard.id]}")
                     continue
                 if done:
+                    now = time.monotonic()
+                    gaps["longest"] = max(gaps["longest"], now - gaps["last"])
+                    gaps["last"] = now
                     return min(done, key=lambda f: running[f].id)
 
         try:
