@@ -75,28 +75,31 @@ def test_an_embedded_cluster_writes_the_local_golden(corpus: Path, local_golden:
     assert done.stdout.startswith(f"wrote {path}: {len(expected[1])} inputs x 2 adapter(s)")
 
 
-def test_small_chunks_come_back_in_input_order(corpus: Path, local_golden: Path, cluster, tmp_path: Path) -> None:
-    """Chunks of 37 inputs on two workers finish out of order; the golden is still the local one."""
+def test_chunks_come_back_in_input_order(corpus: Path, cluster, tmp_path: Path) -> None:
+    """The first chunk of 20 holds long texts (seconds of work), the other 30 short documents:
+    the other worker finishes chunks behind it first, and the golden is still the local one's."""
+    import itertools
     from dataclasses import replace
 
     from harness.cli.selection_args import SelectionArgs
-    from harness.golden.snapshot import InputOptions, build_adapters, input_stream, write_snapshot
+    from harness.golden.inputs import Input, corpus_inputs
+    from harness.golden.snapshot import build_adapters, write_snapshot
     from harness.registry import default_registry
     from harness.scale.golden_chunks import DaskRecords
 
-    header, _ = read_golden(local_golden)
-    options = InputOptions(no_cases=True, generated=False, corpus=(str(corpus),))
+    inputs = [Input(f"long:{n}", "x" * 60_000 + str(n)) for n in range(20)]
+    inputs += list(itertools.islice(corpus_inputs([str(corpus)]), 600))
     selected = build_adapters(default_registry(), ["tiktoken:cl100k_base", "minbpe:cl100k_base"])
     spec = replace(SelectionArgs(), impl=tuple(sorted(selected.calls)))
-    path = tmp_path / "chunks.tokconf"
+    here, there = tmp_path / "here.tokconf", tmp_path / "there.tokconf"
     try:
-        with DaskRecords(spec=spec, scheduler=cluster.scheduler_address, workers=2, chunk=37) as records:
-            count = write_snapshot(str(path), selected, input_stream(options, ()), options=header.inputs,
-                                   records=records)
-            assert records.chunks == -(-count // 37)
+        write_snapshot(str(here), selected, inputs, options={})
+        with DaskRecords(spec=spec, scheduler=cluster.scheduler_address, workers=2, chunk=20) as records:
+            assert write_snapshot(str(there), selected, inputs, options={}, records=records) == 620
+            assert records.chunks == 31
     finally:
         selected.close()
-    assert contents(path) == contents(local_golden)
+    assert contents(there) == contents(here)
 
 
 def test_gate_on_a_cluster_passes_on_an_unchanged_golden(local_golden: Path, cluster) -> None:
@@ -105,36 +108,35 @@ def test_gate_on_a_cluster_passes_on_an_unchanged_golden(local_golden: Path, clu
     assert "result: no change against the golden" in done.stdout
 
 
-def _tampered(golden: Path, target: Path, *, at: int) -> str:
-    """A copy of ``golden`` whose ``at``-th input has other tiktoken ``encode_ordinary`` IDs."""
+def _tampered(golden: Path, target: Path, *, at: tuple[int, ...]) -> list[str]:
+    """A copy of ``golden`` whose inputs numbered ``at`` have other tiktoken ``encode_ordinary`` IDs."""
     header, inputs = read_golden(golden)
-    changed = ""
+    changed = []
     with GoldenWriter(target, header) as writer:
         for item in inputs:
             outcomes = {a: dict(p) for a, p in item.outcomes.items()}
-            if item.number == at:
+            if item.number in at:
                 assert outcomes["tiktoken:cl100k_base"]["encode_ordinary"].is_ok
                 outcomes["tiktoken:cl100k_base"]["encode_ordinary"] = Outcome.ok((1, 2, 3))
-                changed = item.source
+                changed.append(item.source)
             writer.add(item.source, item.text, outcomes)
     return changed
 
 
 def test_gate_on_a_cluster_lists_the_local_gates_changes(local_golden: Path, cluster, tmp_path: Path) -> None:
     target = tmp_path / "tampered.tokconf"
-    source = _tampered(local_golden, target, at=1_234)  # in the third chunk of 500
+    sources = _tampered(local_golden, target, at=(17, 1_234, 2_345))  # in chunks 1, 3 and 5 of 500
     local = tokconf("gate", str(target), "--json")
     dask = tokconf("gate", str(target), "--json", "--executor", "dask", "--scheduler", cluster.scheduler_address)
     assert (local.returncode, dask.returncode) == (1, 1), dask.stderr
     assert json.loads(dask.stdout) == json.loads(local.stdout)
     data = json.loads(dask.stdout)
-    assert data["by_kind"] == {"IDs changed": 1} and data["inputs"] == len(contents(local_golden)[1])
-    (change,) = data["changes"]
-    assert (change["source"], change["adapter"], change["path"], change["before"]) == \
-        (source, "tiktoken:cl100k_base", "encode_ordinary", {"ok": [1, 2, 3]})
+    assert data["by_kind"] == {"IDs changed": 3} and data["inputs"] == len(contents(local_golden)[1])
+    assert [(c["source"], c["adapter"], c["path"], c["before"]) for c in data["changes"]] == \
+        [(source, "tiktoken:cl100k_base", "encode_ordinary", {"ok": [1, 2, 3]}) for source in sources]
     text = tokconf("gate", str(target), "--quiet", "--executor", "dask", "--scheduler", cluster.scheduler_address)
     assert text.returncode == 1
-    assert f"[IDs changed] tiktoken:cl100k_base encode_ordinary  {source}" in text.stdout
+    assert f"[IDs changed] tiktoken:cl100k_base encode_ordinary  {sources[1]}" in text.stdout
 
 
 def test_a_worker_that_cannot_build_the_adapters_is_an_error(cluster) -> None:
