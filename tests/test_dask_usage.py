@@ -49,3 +49,26 @@ def test_dask_flags_need_the_dask_executor(tmp_path: Path) -> None:
         done = _main(["run", "--impl", "tiktoken:cl100k_base", "--no-generated", "--quiet", "--out", str(tmp_path),
                       *flag], block_dask=False)
         assert done.returncode == 2 and f"{flag[0]} needs --executor dask" in done.stderr, done.stderr
+
+
+def test_snapshot_and_gate_on_dask_without_dask_are_usage_errors_naming_the_install(tmp_path: Path) -> None:
+    golden = tmp_path / "g.tokconf"
+    made = _main(["snapshot", "--impl", "tiktoken:cl100k_base", "--no-cases", "--no-generated", "--quiet",
+                  "--corpus", str(_corpus(tmp_path)), "-o", str(golden)], block_dask=True)
+    assert made.returncode == 0, made.stderr  # the local executor: dask cannot be imported here
+    for argv in (["snapshot", "--impl", "tiktoken:cl100k_base", "--no-cases", "--no-generated", "--quiet",
+                  "-o", str(tmp_path / "never.tokconf")], ["gate", str(golden), "--quiet"]):
+        done = _main([*argv, "--executor", "dask"], block_dask=True)
+        assert done.returncode == 2, done.stderr
+        assert "--executor dask needs the optional packages" in done.stderr
+        assert "pip install 'tokconf[dask]'" in done.stderr
+    assert not (tmp_path / "never.tokconf").exists()
+
+
+def test_snapshot_and_gate_cluster_flags_need_the_dask_executor(tmp_path: Path) -> None:
+    (tmp_path / "g.tokconf").write_bytes(b"")  # refused before it is read
+    for command in (["snapshot", "--no-generated", "-o", str(tmp_path / "g.tokconf")],
+                    ["gate", str(tmp_path / "g.tokconf")]):
+        for flag in (["--scheduler", "tcp://127.0.0.1:8786"], ["--jobs", "2"]):
+            done = _main([*command, "--impl", "tiktoken:cl100k_base", "--quiet", *flag], block_dask=False)
+            assert done.returncode == 2 and f"{flag[0]} needs --executor dask" in done.stderr, done.stderr

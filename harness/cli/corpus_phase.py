@@ -16,18 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from harness.cli import UsageError
+from harness.cli.executor_args import add_cluster_options, check_cluster_options
 
 __all__ = ["CorpusPhase", "add_executor_options", "check_executor_options"]
 
 
 def add_executor_options(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("executor (where the --corpus documents are checked)")
-    group.add_argument("--executor", choices=["local", "dask"], default="local",
-                       help="local: this machine, --jobs processes (default); dask: a Dask cluster "
-                            "(needs tokconf[dask]); the report is the same")
-    group.add_argument("--scheduler", metavar="ADDRESS",
-                       help="with --executor dask: an existing cluster's scheduler (tcp://host:8786); "
-                            "default: a local cluster of --jobs worker processes")
+    group = add_cluster_options(parser, what="where the --corpus documents are checked")
     group.add_argument("--shard-size", type=int, default=None, metavar="N",
                        help="with --executor dask: documents per shard (default 1000)")
     group.add_argument("--resume", metavar="RUN_FOLDER",
@@ -37,18 +32,8 @@ def add_executor_options(parser: argparse.ArgumentParser) -> None:
 
 def check_executor_options(args: argparse.Namespace) -> None:
     """Usage errors (exit 2) before anything is built."""
-    if args.executor != "dask":
-        for flag, value in (("--scheduler", args.scheduler), ("--resume", args.resume),
-                            ("--shard-size", args.shard_size)):
-            if value is not None:
-                raise UsageError(f"{flag} needs --executor dask")
+    if not check_cluster_options(args, dask_only=("--scheduler", "--resume", "--shard-size")):
         return
-    from harness.scale.executor import DaskMissing, require_dask
-
-    try:
-        require_dask()
-    except DaskMissing as exc:
-        raise UsageError(str(exc)) from exc
     if not args.corpus:
         raise UsageError("--executor dask checks the documents of --corpus on a cluster; give --corpus PATH "
                          "(cases and generated inputs run on this machine)")

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from harness.cli import EXIT_OK, UsageError, apply_common
+from harness.cli.executor_args import add_cluster_options, check_cluster_options, golden_records
 from harness.cli.inputs import add_corpus_options, corpus_options
 
 
@@ -35,6 +36,7 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS",
                         help="per call of an isolated adapter; a whole API surface is one call (default 600)")
     add_corpus_options(parser)
+    add_cluster_options(parser, what="where the inputs are run again", jobs=True)
     parser.set_defaults(handler=run)
 
 
@@ -56,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
 
     if not Path(args.golden).is_file():
         raise UsageError(missing_golden_message(args.golden))
+    dask = check_cluster_options(args, dask_only=("--scheduler", "--jobs"))
     registry = apply_common(args)
     options = corpus_options(args)
     try:
@@ -67,7 +70,9 @@ def run(args: argparse.Namespace) -> int:
     progress = (lambda n: None) if (args.quiet or args.json) else _progress
     try:
         corpus = corpus_inputs(args.corpus, options) if args.corpus else None
-        result = run_gate(args.golden, selected, corpus=corpus, max_changes=args.max_changes, progress=progress)
+        with golden_records(args, selected, dask=dask) as records:
+            result = run_gate(args.golden, selected, corpus=corpus, max_changes=args.max_changes, progress=progress,
+                              records=records)
     except (GoldenError, CorpusError) as exc:
         raise UsageError(str(exc)) from exc
     finally:

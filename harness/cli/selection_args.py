@@ -53,10 +53,11 @@ class SelectionArgs:
         vocab_dir = getattr(args, "vocab_dir", None)
         return cls(plugin=tuple(_absolute_plugin(p) for p in getattr(args, "plugin", None) or []),
                    vocab_dir=os.path.abspath(vocab_dir) if vocab_dir else None, source_root=tuple(roots),
-                   impl=tuple(args.impl or []), encoding=tuple(args.encoding or []),
-                   reference=tuple(args.reference or []), isolate=bool(args.isolate),
-                   no_isolate=bool(args.no_isolate), timeout=float(args.timeout),
-                   memory_limit=int(args.memory_limit), case_adapters=tuple(case_adapter_names(cases)),
+                   impl=tuple(args.impl or []), encoding=tuple(getattr(args, "encoding", None) or []),
+                   reference=tuple(getattr(args, "reference", None) or []),
+                   isolate=bool(getattr(args, "isolate", False)), no_isolate=bool(getattr(args, "no_isolate", False)),
+                   timeout=float(args.timeout), memory_limit=int(getattr(args, "memory_limit", 0) or 0),
+                   case_adapters=tuple(case_adapter_names(cases)),
                    case_references=tuple(c.reference for c in cases if c.reference))
 
     def namespace(self) -> argparse.Namespace:

@@ -12,6 +12,7 @@ import argparse
 import sys
 
 from harness.cli import EXIT_OK, UsageError, apply_common
+from harness.cli.executor_args import add_cluster_options, check_cluster_options, golden_records
 from harness.cli.inputs import add_corpus_options, corpus_options
 
 
@@ -38,6 +39,7 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS",
                         help="per call of an isolated adapter; a whole API surface is one call (default 600)")
     add_corpus_options(parser)
+    add_cluster_options(parser, what="where the inputs are recorded", jobs=True)
     parser.set_defaults(handler=run)
 
 
@@ -60,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
     from harness.run.selection import SelectionError
     from harness.worker.setup import Isolation
 
+    dask = check_cluster_options(args, dask_only=("--scheduler", "--jobs"))
     registry = apply_common(args)
     options = InputOptions(cases=tuple(args.cases) or None, no_cases=args.no_cases, generated=not args.no_generated,
                            max_examples=args.max_examples, seed=args.seed, long_sizes=long_sizes(args),
@@ -71,8 +74,9 @@ def run(args: argparse.Namespace) -> int:
     literals = {lit for c in selected.calls.values() for lit, _ in c.info.special_tokens}
     progress = (lambda n: None) if args.quiet else _progress
     try:
-        count = write_snapshot(args.output, selected, input_stream(options, literals), options=options.to_json(),
-                               progress=progress)
+        with golden_records(args, selected, dask=dask) as records:
+            count = write_snapshot(args.output, selected, input_stream(options, literals),
+                                   options=options.to_json(), progress=progress, records=records)
     except (CorpusError, CaseFileError, FileNotFoundError) as exc:
         raise UsageError(f"{exc} (the previous golden, if any, is untouched)") from exc
     finally:

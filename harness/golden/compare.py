@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterator, Mapping
 from harness.checks.api_surface import outcome_key
 from harness.golden.format import GoldenError, GoldenHeader, read_golden
 from harness.golden.paths import attributes_for
-from harness.golden.snapshot import record
+from harness.golden.snapshot import Recorder, record_here
 from harness.outcomes import Outcome
 from harness.run.selection import Selected
 
@@ -151,11 +151,13 @@ def _digest(text: str) -> str:
 
 
 def run_gate(path: str, selected: Selected, *, corpus: Iterator[Any] | None = None, max_changes: int = 10_000,
-             progress: Callable[[int], None] = lambda n: None) -> GateResult:
+             progress: Callable[[int], None] = lambda n: None, records: Recorder = record_here) -> GateResult:
     """Compare ``selected``'s adapters with the golden at ``path``.
 
     ``corpus``: the documents of ``--corpus`` (:class:`harness.golden.inputs.Input`); golden
-    inputs from a corpus are checked against them by source and text.
+    inputs from a corpus are checked against them by source and text. ``records``: where
+    the inputs are run again (this process, or a Dask cluster); the changes come in the
+    golden's order either way.
     """
     header, inputs = read_golden(path)
     pairs = pair_adapters([a.name for a in header.adapters], sorted(selected.calls))
@@ -174,14 +176,22 @@ def run_gate(path: str, selected: Selected, *, corpus: Iterator[Any] | None = No
         _compare(adapter.attributes, attributes_for(now), "attributes", "", adapter.name, now.name, add)
     documents = {item.source: _digest(item.text) for item in corpus} if corpus is not None else None
     calls = {g: selected.calls[c] for g, c in pairs.items()}
-    for item in inputs:
-        if documents is not None and item.source.startswith("corpus:"):
-            digest = documents.pop(item.source, None)
-            if digest is None or digest != _digest(item.text):
-                kind = "input removed" if digest is None else "input changed"
-                add(Change(kind, item.source, item.text, "", "", "", None, None))
-                continue
-        now = record(calls, item.text)
+
+    def todo() -> Iterator[tuple[Any, str | None]]:
+        """Each golden input with the text to record, or None and the change that says why not."""
+        for item in inputs:
+            if documents is not None and item.source.startswith("corpus:"):
+                digest = documents.pop(item.source, None)
+                if digest is None or digest != _digest(item.text):
+                    kind = "input removed" if digest is None else "input changed"
+                    yield Change(kind, item.source, item.text, "", "", "", None, None), None
+                    continue
+            yield item, item.text
+
+    for item, now in records(calls, todo()):
+        if isinstance(item, Change):  # in the golden's order, as the changes of the inputs around it
+            add(item)
+            continue
         for name in item.outcomes:
             _compare(item.outcomes[name], now.get(name, {}), item.source, item.text, name, pairs.get(name, name), add)
         result.inputs += 1

@@ -19,7 +19,8 @@ from harness.golden.paths import attributes_for, paths_for
 from harness.registry import Registry
 from harness.run.selection import Selected, SelectionError
 
-__all__ = ["InputOptions", "build_adapters", "input_stream", "record", "vocabulary_hashes", "write_snapshot"]
+__all__ = ["InputOptions", "Recorder", "build_adapters", "input_stream", "record", "record_here", "vocabulary_hashes",
+           "write_snapshot"]
 
 
 @dataclass(frozen=True)
@@ -85,8 +86,19 @@ def record(calls_by_name: dict[str, Calls], text: str) -> dict[str, dict[str, An
     return {name: paths_for(calls, text) for name, calls in calls_by_name.items()}
 
 
+#: ``(calls by name, (item, text or None) ...)`` -> ``(item, record(calls, text) or None) ...``
+#: **in the order given**: in this process (:func:`record_here`) or on a Dask cluster
+#: (:class:`harness.scale.golden_chunks.DaskRecords`); goldens and gates are the same either way
+Recorder = Callable[[dict[str, Calls], Iterable[tuple[Any, "str | None"]]], Iterator[tuple[Any, Any]]]
+
+
+def record_here(calls_by_name: dict[str, Calls], items: Iterable[tuple[Any, str | None]]) -> Iterator[tuple[Any, Any]]:
+    for item, text in items:
+        yield item, (record(calls_by_name, text) if text is not None else None)
+
+
 def write_snapshot(path: str, selected: Selected, inputs: Iterable[Input], *, options: dict[str, Any],
-                   progress: Callable[[int], None] = lambda n: None) -> int:
+                   progress: Callable[[int], None] = lambda n: None, records: Recorder = record_here) -> int:
     """Write the golden; returns the number of inputs recorded."""
     from harness.registry import library_version
 
@@ -98,7 +110,7 @@ def write_snapshot(path: str, selected: Selected, inputs: Iterable[Input], *, op
                           created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
                           tool_version=library_version("tokconf") or "")
     with GoldenWriter(path, header) as writer:
-        for item in inputs:
-            writer.add(item.source, item.text, record(calls, item.text))
+        for item, outcomes in records(calls, ((item, item.text) for item in inputs)):
+            writer.add(item.source, item.text, outcomes)
             progress(writer.count)
         return writer.count

@@ -7,9 +7,13 @@
   (:func:`harness.run.parallel._case_task`), a compact :class:`~harness.run.parallel.Delta` back;
 - :mod:`~harness.scale.progress_store`: finished shards and their deltas in the run
   folder, so ``--resume RUN`` completes only the missing ones;
-- :mod:`~harness.scale.executor`: the client: a cluster (embedded or ``--scheduler``),
-  shards submitted in a bounded window, deltas merged in shard order.
+- :mod:`~harness.scale.executor`: the client: shards submitted in a bounded window,
+  deltas merged in shard order;
+- :mod:`~harness.scale.cluster`: the cluster every ``--executor dask`` command runs on
+  (embedded, of ``--jobs`` workers, or ``--scheduler``);
+- :mod:`~harness.scale.golden_chunks`: ``snapshot`` and ``gate`` on a cluster: a golden's
+  inputs recorded in chunks, handed back in input order.
 
-Nothing here imports Dask at module level except the executor, and the local executor
-never imports the executor: ``tokconf[dask]`` is optional.
+Nothing here imports Dask at module level, and the local executor never imports these
+modules: ``tokconf[dask]`` is optional.
 """

@@ -15,9 +15,8 @@ records its document range in a note and in ``run.executor.lost_shards``, merges
 others, and fails (exit 1) rather than retrying it forever. Results that wait behind a
 suspect are kept in the progress file, not in memory.
 
-Without ``--scheduler`` the cluster is a ``distributed.LocalCluster`` of ``--jobs``
-worker processes of one thread each (a laptop runs the cluster's code path). Dask is
-imported only here, and only when the run asks for it.
+The cluster, embedded or ``--scheduler``, is :mod:`harness.scale.cluster`'s. Dask is
+imported only when the run asks for it.
 """
 
 from __future__ import annotations
@@ -27,6 +26,7 @@ import time
 from typing import Any, Iterable, TextIO
 
 from harness.run.parallel import merge
+from harness.scale.cluster import DaskMissing, ExecutorError, connect, disconnect, require_dask, worker_count
 from harness.scale.shards import Shard
 
 __all__ = ["DaskExecutor", "DaskMissing", "ExecutorError", "require_dask"]
@@ -38,25 +38,6 @@ _STORED = object()
 #: pending with every worker idle (distributed 2026.8), and would hang the run for good
 STALL_CHECK_S = 15.0
 STALL_HARD_MIN_S = 120.0
-
-INSTALL = "pip install 'tokconf[dask]'  (or: pip install dask distributed)"
-
-
-class DaskMissing(Exception):
-    """``--executor dask`` without the optional ``dask`` and ``distributed`` packages."""
-
-
-class ExecutorError(Exception):
-    """The cluster cannot run the shards (unreachable, or a worker cannot build the adapters)."""
-
-
-def require_dask() -> None:
-    try:
-        import dask  # noqa: F401
-        import distributed  # noqa: F401
-    except ImportError as exc:
-        raise DaskMissing(f"--executor dask needs the optional packages dask and distributed ({exc}); "
-                          f"install them with: {INSTALL}") from exc
 
 
 class DaskExecutor:
@@ -83,38 +64,16 @@ class DaskExecutor:
     # -- the cluster -------------------------------------------------------------------
 
     def start(self) -> "DaskExecutor":
-        import logging
-
-        from distributed import Client, LocalCluster
-
-        try:
-            if self.scheduler:
-                self.client = Client(self.scheduler, timeout="30s")
-            else:
-                self.cluster = LocalCluster(n_workers=self.requested, threads_per_worker=1, processes=True,
-                                            dashboard_address=None, silence_logs=logging.ERROR)
-                self.client = Client(self.cluster)
-        except (OSError, TimeoutError) as exc:
-            self.close()
-            raise ExecutorError(f"--scheduler {self.scheduler}: cannot reach the Dask scheduler ({exc}); "
-                                f"start one (dask scheduler) or drop --scheduler for a local cluster") from exc
+        self.client, self.cluster = connect(scheduler=self.scheduler, workers=self.requested)
         return self
 
     @property
     def workers(self) -> int:
-        try:
-            return len(self.client.scheduler_info()["workers"])
-        except Exception:  # noqa: BLE001 - a closed client: the count it started with
-            return self.requested
+        return worker_count(self.client, self.requested)
 
     def close(self) -> None:
         client, cluster, self.client, self.cluster = self.client, self.cluster, None, None
-        for thing in (client, cluster):
-            if thing is not None:
-                try:
-                    thing.close()
-                except Exception:  # noqa: BLE001 - closing what may already be gone
-                    pass
+        disconnect(client, cluster)
 
     def __enter__(self) -> "DaskExecutor":
         return self.start()

@@ -28,7 +28,7 @@ from harness.run import parallel
 from harness.run.parallel import Delta
 from harness.scale.shards import Shard
 
-__all__ = ["ShardResult", "WorkerSetupError", "run_shard", "shrink_on_worker", "worker_pid"]
+__all__ = ["ShardResult", "WorkerSetupError", "run_shard", "shrink_on_worker", "worker_name", "worker_pid"]
 
 #: SelectionArgs -> the runner a worker process built for them
 _RUNNERS: dict[SelectionArgs, Any] = {}
@@ -54,7 +54,7 @@ def _runner_for(spec: SelectionArgs, expected: Sequence[str]) -> Any:
         try:
             selected = worker_selection(spec)
         except Exception as exc:  # noqa: BLE001 - whatever stops the build is the worker's error
-            raise WorkerSetupError(f"Dask worker {_name()}: cannot build the run's adapters: "
+            raise WorkerSetupError(f"Dask worker {worker_name()}: cannot build the run's adapters: "
                                    f"{type(exc).__name__}: {exc}; install tokconf and the adapters' "
                                    f"libraries on every worker") from exc
         runner = Runner(selected, jobs=1, shrink_seconds=None)
@@ -70,12 +70,12 @@ def _runner_for(spec: SelectionArgs, expected: Sequence[str]) -> Any:
     if missing:
         rows = runner.selected.rows
         why = "; ".join(f"{n}: {rows[n].reason if n in rows else 'not selected'}" for n in missing)
-        raise WorkerSetupError(f"Dask worker {_name()}: adapter(s) unavailable here: {why}; install the same "
+        raise WorkerSetupError(f"Dask worker {worker_name()}: adapter(s) unavailable here: {why}; install the same "
                                f"libraries and vocabularies on every worker (tokconf list shows why)")
     return runner
 
 
-def _name() -> str:
+def worker_name() -> str:
     return f"{socket.gethostname()} pid {os.getpid()}"
 
 
@@ -85,7 +85,7 @@ def run_shard(spec: SelectionArgs, expected: Sequence[str], shard: Shard) -> Sha
     started = time.perf_counter()
     parallel._RUNNER = runner  # the module's tasks work for the runner this process holds
     delta = parallel._case_task((list(shard.cases), {}))
-    return ShardResult(shard.without_cases(), delta, time.perf_counter() - started, _name())
+    return ShardResult(shard.without_cases(), delta, time.perf_counter() - started, worker_name())
 
 
 def shrink_on_worker(spec: SelectionArgs, expected: Sequence[str], work: tuple[Any, int, float | None]) -> Any:

@@ -1,0 +1,141 @@
+"""``snapshot`` and ``gate`` with ``--executor dask``: a golden's inputs recorded on a Dask cluster.
+
+The work unit is a chunk of consecutive inputs (:data:`CHUNK`). A worker process builds
+the command's adapters once (:func:`_selected_for`, cached per process and keyed by the
+:class:`~harness.cli.selection_args.SelectionArgs`, as :mod:`harness.scale.shard_task`
+does for ``run``), computes :func:`harness.golden.snapshot.record` for each text of the
+chunk and returns those records: plain data (:class:`~harness.outcomes.Outcome` values by
+adapter and path). The client keeps a bounded window of chunks submitted and hands the
+records back **in input order**, whichever chunk finished first, so a golden written
+this way holds the local one's records and a gate lists the local gate's changes in the
+local order. :class:`DaskRecords` is a :data:`harness.golden.snapshot.Recorder`.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any, Iterable, Iterator, Sequence
+
+from harness.cli.selection_args import SelectionArgs
+from harness.scale.cluster import ExecutorError, connect, disconnect, require_dask, worker_count
+from harness.scale.shard_task import WorkerSetupError, worker_name
+
+__all__ = ["CHUNK", "DaskRecords", "record_chunk"]
+
+#: inputs per task: short documents take about a second of a worker's time at this size,
+#: well above the scheduler's few milliseconds a task
+CHUNK = 500
+
+#: SelectionArgs -> the adapters a worker process built for them
+_SELECTED: dict[SelectionArgs, Any] = {}
+
+
+def _selected_for(spec: SelectionArgs, wanted: Sequence[str]) -> Any:
+    selected = _SELECTED.get(spec)
+    if selected is None:
+        from harness.cli import apply_common
+        from harness.golden.snapshot import build_adapters
+        from harness.worker.setup import Isolation
+
+        try:
+            registry = apply_common(spec.namespace())
+            selected = build_adapters(registry, list(spec.impl), isolation=Isolation(timeout_s=spec.timeout))
+        except Exception as exc:  # noqa: BLE001 - whatever stops the build is the worker's error
+            raise WorkerSetupError(f"Dask worker {worker_name()}: cannot build the adapters: "
+                                   f"{type(exc).__name__}: {exc}; install tokconf and the adapters' "
+                                   f"libraries on every worker") from exc
+        _SELECTED[spec] = selected
+    missing = sorted(set(wanted) - set(selected.calls))
+    if missing:
+        raise WorkerSetupError(f"Dask worker {worker_name()}: adapter(s) unavailable here: {', '.join(missing)}; "
+                               f"install the same libraries and vocabularies on every worker")
+    return selected
+
+
+def record_chunk(spec: SelectionArgs, pairs: dict[str, str], texts: Sequence[str | None]) -> list[Any]:
+    """What a worker runs: ``record`` of each text (None: nothing to record) on the adapters
+    ``pairs`` names (the golden's name -> the adapter recording it)."""
+    from harness.golden.snapshot import record
+
+    selected = _selected_for(spec, list(pairs.values()))
+    calls = {golden: selected.calls[now] for golden, now in pairs.items()}
+    return [record(calls, text) if text is not None else None for text in texts]
+
+
+def _chunks(items: Iterable[tuple[Any, str | None]], size: int) -> Iterator[list[tuple[Any, str | None]]]:
+    chunk: list[tuple[Any, str | None]] = []
+    for pair in items:
+        chunk.append(pair)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+class DaskRecords:
+    """The client: chunks submitted in a bounded window, records yielded in input order."""
+
+    def __init__(self, *, spec: SelectionArgs, scheduler: str | None, workers: int, chunk: int = CHUNK,
+                 window: int | None = None) -> None:
+        require_dask()
+        if chunk < 1:
+            raise ValueError(f"a chunk is at least 1 input, got {chunk}")
+        self.spec = spec
+        self.scheduler = scheduler
+        self.requested = max(1, workers)
+        self.chunk = chunk
+        self.window = window
+        self.client: Any = None
+        self.cluster: Any = None
+        self.chunks = 0
+
+    def __enter__(self) -> "DaskRecords":
+        self.client, self.cluster = connect(scheduler=self.scheduler, workers=self.requested)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        client, cluster, self.client, self.cluster = self.client, self.cluster, None, None
+        disconnect(client, cluster)
+
+    @property
+    def workers(self) -> int:
+        return worker_count(self.client, self.requested)
+
+    def __call__(self, calls: dict[str, Any], items: Iterable[tuple[Any, str | None]]) -> Iterator[tuple[Any, Any]]:
+        pairs = {golden: c.name for golden, c in calls.items()}
+        window = self.window or max(2, 3 * self.workers)
+        pending: deque[tuple[list[tuple[Any, str | None]], Any]] = deque()
+        try:
+            for chunk in _chunks(items, self.chunk):
+                texts = [text for _, text in chunk]
+                future = None if all(t is None for t in texts) else self.client.submit(
+                    record_chunk, self.spec, pairs, texts, pure=False)
+                pending.append((chunk, future))
+                while len(pending) >= window:
+                    yield from self._take(*pending.popleft())
+            while pending:
+                yield from self._take(*pending.popleft())
+        finally:  # an error, or the consumer stopped: nothing left running for nobody
+            for _, future in pending:
+                if future is not None:
+                    future.cancel()
+
+    def _take(self, chunk: list[tuple[Any, str | None]], future: Any) -> Iterator[tuple[Any, Any]]:
+        from distributed.scheduler import KilledWorker
+
+        if future is None:
+            records: list[Any] = [None] * len(chunk)
+        else:
+            try:
+                records = future.result()
+            except WorkerSetupError as exc:
+                raise ExecutorError(str(exc)) from exc
+            except KilledWorker as exc:
+                first, last = (getattr(item, "source", "?") for item, _ in (chunk[0], chunk[-1]))
+                raise ExecutorError(f"inputs {first} to {last} ({len(chunk)}): the Dask workers that recorded "
+                                    f"them died ({exc}); record them alone, or isolate the adapter that "
+                                    f"crashes") from exc
+        self.chunks += 1
+        for (item, _), outcomes in zip(chunk, records):
+            yield item, outcomes
