@@ -24,15 +24,13 @@ from harness.envs.family import own_entry_points, verified_vocab_dir
 from harness.envs.probe import normalise
 from harness.envs.store import (
     MANIFEST,
-    EnvAdapter,
     EnvError,
     Environment,
     check_name,
     default_name,
     envs_root,
-    load_all,
+    found_adapters,
     save,
-    versioned_name,
 )
 
 __all__ = ["WORKER_REQUIREMENTS", "create", "requirement_name"]
@@ -96,14 +94,7 @@ def create(requirements: list[str], *, name: str | None = None, log: Callable[[s
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
-    taken = {a.name: e.name for e in load_all() for a in e.adapters}
-    adapters, notes = [], []
-    for a in found["adapters"]:
-        versioned = versioned_name(a["name"], a["version"])
-        if versioned in taken:
-            notes.append(f"{versioned} is already provided by environment {taken[versioned]}; that one is used")
-        adapters.append(EnvAdapter(name=versioned, inner=a["name"], encoding=a["encoding"], library=a["library"],
-                                   version=a["version"], reason=a["reason"]))
+    adapters, notes = found_adapters(found["adapters"])
     if not adapters:
         shutil.rmtree(folder, ignore_errors=True)
         raise EnvError(f"{', '.join(requirements)} gave no tokconf adapter: tokconf has adapters for the "

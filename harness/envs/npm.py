@@ -26,7 +26,7 @@ import subprocess
 from pathlib import Path
 from typing import Callable
 
-from harness.envs.store import MANIFEST, EnvAdapter, EnvError, Environment, check_name, envs_root, load_all, save, versioned_name
+from harness.envs.store import MANIFEST, EnvError, Environment, check_name, envs_root, found_adapters, save
 
 __all__ = ["NPM_PREFIX", "create_npm", "default_npm_name", "is_npm", "parse_npm", "project_packages"]
 
@@ -160,15 +160,8 @@ def create_npm(requirements: list[str], *, name: str | None = None,
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
-    taken = {a.name: e.name for e in load_all() for a in e.adapters}
     packages = project_packages(folder)
-    adapters, notes = [], []
-    for a in found["adapters"]:
-        versioned = versioned_name(a["name"], a["version"])
-        if versioned in taken:
-            notes.append(f"{versioned} is already provided by environment {taken[versioned]}; that one is used")
-        adapters.append(EnvAdapter(name=versioned, inner=a["name"], encoding=a["encoding"], library=a["library"],
-                                   version=a["version"], reason=a["reason"]))
+    adapters, notes = found_adapters(found["adapters"])
     if not adapters:
         shutil.rmtree(folder, ignore_errors=True)
         raise EnvError(f"{', '.join(requirements)} gave no tokconf adapter (installed: {packages})")

@@ -18,8 +18,8 @@ from typing import Any
 from harness.atomic import write_atomic
 from harness.vocab import cache_dir
 
-__all__ = ["EnvAdapter", "EnvError", "Environment", "default_name", "envs_root", "load", "load_all", "remove", "save",
-           "versioned_name"]
+__all__ = ["EnvAdapter", "EnvError", "Environment", "default_name", "envs_root", "found_adapters", "load", "load_all",
+           "remove", "save", "versioned_name"]
 
 MANIFEST = "env.json"
 FORMAT = 1
@@ -85,6 +85,20 @@ def versioned_name(inner: str, version: str) -> str:
     """
     kind, _, argument = inner.partition(":")
     return f"{kind}@{version}:{argument}"
+
+
+def found_adapters(found: list[dict]) -> tuple[list[EnvAdapter], list[str]]:
+    """The adapters a probe of a new environment reported, named with their versions, and
+    a note for each name another environment already provides (that one is used)."""
+    taken = {a.name: e.name for e in load_all() for a in e.adapters}
+    adapters, notes = [], []
+    for a in found:
+        versioned = versioned_name(a["name"], a["version"])
+        if versioned in taken:
+            notes.append(f"{versioned} is already provided by environment {taken[versioned]}; that one is used")
+        adapters.append(EnvAdapter(name=versioned, inner=a["name"], encoding=a["encoding"], library=a["library"],
+                                   version=a["version"], reason=a["reason"]))
+    return adapters, notes
 
 
 def default_name(requirements: list[str]) -> str:
