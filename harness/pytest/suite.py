@@ -161,7 +161,7 @@ class Suite:
     def _case_deltas(self) -> dict[str, object]:
         """With --tokconf-jobs N: every case run ahead in parallel, judged item by item."""
         judge = self.judge
-        deltas = judge.jobs.deltas("cases", [((case,), judge._vocab_for([case])) for case in self.cases])
+        deltas = judge.jobs.deltas("cases", [((case,), judge.vocab_for([case])) for case in self.cases])
         return {case.id: delta for case, delta in zip(self.cases, deltas)}
 
     def judge_case(self, case: Case) -> list[DivergenceRecord]:
