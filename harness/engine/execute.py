@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 from harness.engine.plan import Plan, PlanError
 
-__all__ = ["RunOutcome", "execute", "prepare"]
+__all__ = ["RunOutcome", "execute", "prepare", "write_reports"]
 
 ProgressFn = Callable[[str, int, int], None]
 
@@ -97,7 +97,7 @@ def prepare(plan: Plan) -> Prepared:
 
 def execute(plan: Plan, *, progress: ProgressFn | None = None, quiet: bool = True) -> RunOutcome:
     """Run ``plan`` and write its reports; the outcome (raises :class:`PlanError` for bad input)."""
-    from harness.report.parity_json import build, run_id, write_atomic
+    from harness.report.parity_json import run_id, write_atomic
     from harness.engine.corpus import CorpusPhase
     from harness.run.coverage import below_minimum
     from harness.engine.phases import PHASES, RunContext
@@ -148,17 +148,8 @@ def execute(plan: Plan, *, progress: ProgressFn | None = None, quiet: bool = Tru
                         "generation is off): nothing was tested. Run `tokconf list` to see why adapters "
                         "are unavailable, or drop --no-generated")
 
-    data = build(result, started=started, finished=finished, argv=list(plan.outputs.argv), case_files=ready.case_files)
-    if corpus.info() is not None:
-        data["run"]["executor"] = corpus.info()
-    folder = folder or run_folder(out, run_id(started))
-    from harness.report.outcome_log import LOG_FILE, write_outcome_log
-
-    # every input's outcomes, beside the report: what `tokconf diff` compares input by input
-    data["outcomes"] = {"file": LOG_FILE, "inputs": write_outcome_log(folder / LOG_FILE, result.inputs)}
-    write_atomic(folder / "parity.json", data)
-    _write_html(folder, data)
-    latest = _update_latest(out, folder)
+    data, folder, latest = write_reports(result, plan=plan, started=started, finished=finished,
+                                         case_files=ready.case_files, executor=corpus.info(), folder=folder)
     new_cases = None
     if plan.outputs.save_new_cases:
         from harness.cases.writer import write_new_cases
@@ -171,6 +162,26 @@ def execute(plan: Plan, *, progress: ProgressFn | None = None, quiet: bool = Tru
         write_atomic(folder / "harness-profile.json", clock.summary())
     return RunOutcome(result=result, data=data, folder=folder, latest=latest, new_cases=new_cases, short=short,
                       lost=corpus.lost, stopped=stopped, profile=clock)
+
+
+def write_reports(result: Any, *, plan: Plan, started: _dt.datetime, finished: _dt.datetime,
+                  case_files: list[str], executor: dict[str, Any] | None = None,
+                  folder: Path | None = None) -> tuple[dict[str, Any], Path, Path | None]:
+    """parity.json, the outcome log, parity.html and ``latest`` of a finished run (every
+    front door writes them here, so the same result gives the same files)."""
+    from harness.report.outcome_log import LOG_FILE, write_outcome_log
+    from harness.report.parity_json import build, run_id, write_atomic
+
+    data = build(result, started=started, finished=finished, argv=list(plan.outputs.argv), case_files=case_files)
+    if executor is not None:
+        data["run"]["executor"] = executor
+    out = Path(plan.outputs.out)
+    folder = folder or run_folder(out, run_id(started))
+    # every input's outcomes, beside the report: what `tokconf diff` compares input by input
+    data["outcomes"] = {"file": LOG_FILE, "inputs": write_outcome_log(folder / LOG_FILE, result.inputs)}
+    write_atomic(folder / "parity.json", data)
+    _write_html(folder, data)
+    return data, folder, _update_latest(out, folder)
 
 
 def run_folder(out: Path, name: str) -> Path:

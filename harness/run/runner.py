@@ -34,11 +34,9 @@ and :meth:`Runner.settle`, is the runner's public contract.
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
-from harness.generate.budget import pool_budget
 from harness.calls import Calls
 from harness.cases.model import CHECKS, Case, DocumentedDivergence, Policy
 from harness.cases.loader import adapter_matches, case_applies_to, documented_for
@@ -53,11 +51,10 @@ from harness.run.result import Cell, DivergenceRecord, RunResult
 from harness.run.selection import Selected, SelectionError
 from harness.run.settle import DEFAULT_SHRINK_SECONDS, Candidate, Settler
 from harness.generate.long_inputs import LongOptions
-from harness.generate.pools import FIXED_SETS, Pool
-from harness.generate.strategies import profile_settings, resolve_profile
+from harness.generate.strategies import resolve_profile
 from harness.run.coverage import Collector
 from harness.run.choice import case_adapter_names  # re-exported: the plugin and older callers import it here
-from harness.run.plans import pool_specs, steered_units, units_of
+from harness.run.plans import prepare_pools, steered_units, steers, units_of
 
 __all__ = ["GENERATED_CHECKS", "Candidate", "GenerationOptions", "Runner", "case_adapter_names"]
 
@@ -169,13 +166,18 @@ class Runner:
 
     def run_cases(self, cases: list[Case]) -> None:
         self.phase = "cases"
-        for case in cases:
-            if case.reference:
-                self._case_reference(case)  # built here, before any --jobs process forks
+        self.add_case_references(cases)  # built here, before any --jobs process forks
         tasks = [(chunk, self.vocab_for(chunk)) for chunk in chunked(cases, CASES_PER_TASK)]
         total = len(cases)
         self.jobs.run("cases", tasks,
                       progress=lambda n: self.progress("cases", min(total, n * CASES_PER_TASK), total))
+
+    def add_case_references(self, cases: Iterable[Case]) -> None:
+        """Build the cases' own references now: a case runs on every adapter it applies to,
+        and one added later would miss the cases before it."""
+        for case in cases:
+            if case.reference:
+                self._case_reference(case)
 
     def vocab_for(self, cases: Iterable[Case]) -> dict[str, list[Finding]]:
         """The vocabulary findings these cases' documented vocabulary divergences judge."""
@@ -297,23 +299,9 @@ class Runner:
 
     def run_generated(self, options: GenerationOptions = GenerationOptions()) -> None:
         self.phase = "generated"
-        self.generated = True
-        self.profile = resolve_profile(options.profile)
-        profile = profile_settings(self.profile)
-        self.max_examples = options.max_examples if options.max_examples is not None else profile.max_examples
-        if options.seed is not None:
-            self.seed = options.seed
-        else:
-            self.seed = 0 if profile.derandomize else random.SystemRandom().randrange(2**32)
-        planned = pool_specs(self.selected, profile=self.profile, max_examples=self.max_examples,
-                             seed=self.seed, cache=profile.derandomize)
-        pools: list[Pool] = self.jobs.map("pool", [spec for spec, _, _ in planned])
-        plans = [(pool, adapters, reference) for pool, (_, adapters, reference) in zip(pools, planned)]
-        for pool, adapters, _ in plans:
-            for adapter in adapters:
-                self.budgets[adapter.name] = self._budget(adapter, pool, options.time_budget_s)
+        plans = prepare_pools(self, options)
         self._run_generated_units("generated", units_of(plans, self.budgets))
-        if "steer" in FIXED_SETS.get(self.profile, ()):
+        if steers(self.profile):
             # once every pool has run: they aim at tokens the references have not produced
             units, steered = steered_units(plans, self.budgets, self.coverage.steer, seed=self.seed)
             self._run_generated_units("steered", units)
@@ -359,9 +347,6 @@ class Runner:
             note = describe_reach(name, self.long_reach[name], max(options.lengths))
             if note is not None and note not in self.notes:
                 self.notes.append(note)
-
-    def _budget(self, adapter: Calls, pool: Pool, time_budget_s: float) -> int:
-        return pool_budget(adapter, pool, max_examples=self.max_examples, time_budget_s=time_budget_s)
 
     # -- phase 4 and 5: judge, shrink, report --------------------------------------------
 

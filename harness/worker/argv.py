@@ -21,7 +21,7 @@ def read_flags(argv: Sequence[str] | None, *, prog: str, values: Sequence[str] =
 
     >>> read_flags(["--memory-mb", "64", "--probe", "--", "node", "w.mjs"], prog="p",
     ...            values=["--memory-mb"], switches=["--probe"], rest=True)
-    {'memory_mb': '64', 'probe': True, 'rest': ['node', 'w.mjs']}
+    {'probe': True, 'memory_mb': '64', 'rest': ['node', 'w.mjs']}
     >>> read_flags(["--library", "a", "--library=b"], prog="p", repeated=["--library"])
     {'library': ['a', 'b']}
     """
