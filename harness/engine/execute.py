@@ -66,8 +66,9 @@ class Prepared:
     choice: Any
 
 
-def prepare(plan: Plan) -> Prepared:
-    """Load the cases and build the adapters (raises :class:`PlanError` for bad input)."""
+def prepare(plan: Plan, *, require: bool = True) -> Prepared:
+    """Load the cases and build the adapters (raises :class:`PlanError` for bad input;
+    ``require=False``: an adapter asked for that cannot run is left for the caller to report)."""
     from harness.cases.loader import CaseFileError, case_files, is_long, load_cases
     from harness.generate.strategies import resolve_profile
     from harness.run.choice import ChoiceError, build_registry, isolation_for, select_for
@@ -89,7 +90,7 @@ def prepare(plan: Plan) -> Prepared:
 
         choice = replace(choice, case_adapters=tuple(case_adapter_names(cases)),
                          case_references=tuple(c.reference for c in cases if c.reference))
-        selected = select_for(choice, registry, isolation)
+        selected = select_for(choice, registry, isolation, require=require)
     except (ChoiceError, CaseFileError, FileNotFoundError, SelectionError, ValueError) as exc:
         raise PlanError(str(exc)) from exc
     return Prepared(plan, registry, cases, files, selected, profile, choice)

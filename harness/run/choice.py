@@ -140,8 +140,11 @@ def isolation_for(choice: AdapterChoice, registry: Registry) -> Isolation:
                      memory_limit_mb=choice.memory_limit or None, setup=setup)
 
 
-def select_for(choice: AdapterChoice, registry: Registry, isolation: Isolation) -> Any:
-    """The run's :class:`~harness.run.selection.Selected` (raises SelectionError, ValueError)."""
+def select_for(choice: AdapterChoice, registry: Registry, isolation: Isolation, *, require: bool = True) -> Any:
+    """The run's :class:`~harness.run.selection.Selected` (raises SelectionError, ValueError).
+
+    ``require``: an adapter named by ``--impl`` or a plugin that cannot run is an error
+    (a run's exit 2); without it the caller reports it (the pytest plugin's failing item)."""
     from harness.run.selection import parse_references, select
 
     references = parse_references(list(choice.reference))
@@ -152,7 +155,7 @@ def select_for(choice: AdapterChoice, registry: Registry, isolation: Isolation) 
         impls += [n for n in registry.plugin_names() if n not in impls]
     return select(registry, impls=impls, encodings=list(choice.encoding), references=references,
                   case_adapters=list(choice.case_adapters), case_references=list(choice.case_references),
-                  required=[*impls, *registry.plugin_names()], isolation=isolation)
+                  required=[*impls, *registry.plugin_names()] if require else [], isolation=isolation)
 
 
 def selected_for(choice: AdapterChoice) -> Any:
