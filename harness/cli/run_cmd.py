@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from harness.cli import EXIT_DIVERGENCE, EXIT_OK, UsageError, apply_common
+from harness.cli import UsageError, apply_common
 from harness.cli.interrupts import catch_stops, describe_stop, stop_exit_code
 from harness.cli.corpus_phase import CorpusPhase, add_executor_options, check_executor_options
 from harness.cli.inputs import add_corpus_options, corpus_options
@@ -100,7 +100,7 @@ class Progress:
 
 def run(args: argparse.Namespace) -> int:
     from harness.cases.loader import CaseFileError, case_files, default_cases_dir, is_long, load_cases
-    from harness.report.parity_json import build, run_id, write_atomic
+    from harness.report.parity_json import build, run_id, run_limits, write_atomic
     from harness.run.runner import GenerationOptions, Runner
     from harness.run.settle import DEFAULT_SHRINK_SECONDS
     from harness.run.selection import SelectionError
@@ -170,7 +170,8 @@ def run(args: argparse.Namespace) -> int:
                 progress.enabled = False
                 print(f"\ntokconf run: {describe_stop(exc)} during {runner.phase}; writing what finished",
                       file=sys.stderr)
-                result = runner.finish(incomplete={"reason": describe_stop(exc), "phase": runner.phase})
+                result = runner.finish(incomplete={"reason": describe_stop(exc), "phase": runner.phase,
+                                                   "exit_code": stop_exit_code(exc)})
     finally:
         phase.close()
         selected.close()
@@ -181,7 +182,13 @@ def run(args: argparse.Namespace) -> int:
                          "are unavailable, or drop --no-generated")
 
     argv = ["tokconf", *(getattr(args, "argv", None) or sys.argv[1:])]
-    data = build(result, started=started, finished=finished, argv=argv, case_files=files)
+    short = below_minimum(result.coverage, minimums)
+    limits = run_limits(result, shrink_calls=runner.max_shrink_calls if stopped is None else 0,
+                        shrink_seconds=shrink_seconds, long_reach=runner.long_reach,
+                        isolation={"mode": isolation.mode, "timeout_s": isolation.timeout_s,
+                                   "memory_limit_mb": isolation.memory_limit_mb})
+    data = build(result, started=started, finished=finished, argv=argv, case_files=files, limits=limits,
+                 minimums=minimums, coverage_below=short, lost_shards=[str(x) for x in phase.lost])
     if phase.info() is not None:
         data["run"]["executor"] = phase.info()
     folder = folder or _run_folder(Path(args.out), run_id(started))
@@ -191,7 +198,8 @@ def run(args: argparse.Namespace) -> int:
     data["outcomes"] = {"file": LOG_FILE, "inputs": write_outcome_log(folder / LOG_FILE, result.inputs)}
     write_atomic(folder / "parity.json", data)
     _write_html(folder, data)
-    latest = _update_latest(Path(args.out), folder)
+    # an interrupted run is not the state of the project: the last whole run stays "latest"
+    latest = _update_latest(Path(args.out), folder) if stopped is None else None
     if args.save_new_cases:
         from harness.cases.writer import write_new_cases
 
@@ -200,20 +208,21 @@ def run(args: argparse.Namespace) -> int:
     from harness.cli.summary import print_summary  # here, not at import: `tokconf list` stays quick
 
     print_summary(result, sys.stdout)
-    short = below_minimum(result.coverage, minimums)
     for problem in short:
         print(f"coverage too low: {problem}; add inputs that reach it (cases, --profile nightly) or lower the figure")
-    print(f"\nreport: {folder / 'parity.json'}" + (f" (latest: {latest})" if latest else ""))
     if args.profile_harness:
         clock.mark("report")
         clock.add_builds(registry.build_seconds, registry.build_cpu_seconds)
         write_atomic(folder / "harness-profile.json", clock.summary())
         clock.report(sys.stderr)
-    if stopped is not None:
-        return stop_exit_code(stopped)
     for lost in phase.lost:
         print(f"shard lost: {lost}", file=sys.stderr)
-    return EXIT_DIVERGENCE if result.failed or short or phase.lost else EXIT_OK
+    from harness.cli.closing import print_closing
+
+    # the exit code, the page's verdict and this line come from one function (issue 21)
+    verdict = print_closing(data, folder, sys.stdout, latest=latest,
+                            latest_kept="an interrupted run; the last whole run stays there" if stopped else None)
+    return verdict.exit_code
 
 
 def _run_folder(out: Path, name: str) -> Path:

@@ -19,6 +19,7 @@ from harness.escapes import visible
 from harness.report.schema import STATUSES, validate_parity
 from harness.report.coverage_view import coverage_rows
 from harness.report.render import render_page
+from harness.report.verdict import verdict_of
 from harness.report.view import adapter_order, align_ids, hex_groups, outcome_line, short_visible
 from harness.report.bounds import LONG_CHARS, input_text
 
@@ -32,6 +33,7 @@ CELL_LABELS: Mapping[str, str] = {
     "stale": "stale",
     "unsupported": "n/a",
     "unavailable": "—",
+    "not-run": "not run",
 }
 
 _LINKABLE = re.compile(r"^https?://[^\s\"'<>]+$")
@@ -93,11 +95,12 @@ def parity_context(data: Mapping[str, Any]) -> dict[str, Any]:
             "is_reference": name in reference_names,
             "cells": cells,
         })
-    summary = data["summary"]
-    failing = summary["unexpected"] + summary["stale"]
-    incomplete = data["run"].get("incomplete")
+    summary = {s: data["summary"].get(s, 0) for s in STATUSES}
+    # the exit code's function decides the page's verdict: they cannot disagree
+    verdict = verdict_of(data)
     return {
         "tool": data["tool"],
+        "schema_version": data["schema_version"],
         "run": data["run"],
         "argv": shlex.join(data["run"]["argv"]),
         "env": data["environment"],
@@ -105,12 +108,8 @@ def parity_context(data: Mapping[str, Any]) -> dict[str, Any]:
         "checks": checks,
         "statuses": STATUSES,
         "summary": summary,
-        "verdict": "fail" if failing or incomplete else "pass",
-        "verdict_text": (f"INCOMPLETE ({incomplete['reason']}, during {incomplete['phase']}): only what finished is "
-                         f"shown; " if incomplete else "")
-                        + (f"FAIL: {summary['unexpected']} unexpected, {summary['stale']} stale cell(s)"
-                           if failing else "PASS: only agreements and documented divergences"
-                           if not incomplete else "no failure among what finished"),
+        "verdict": "pass" if verdict.passed else "fail",
+        "verdict_text": verdict.line + (f" (exit code {verdict.exit_code})" if not verdict.passed else ""),
         "rows": rows,
         "groups": groups,
         "divergence_count": len(data["divergences"]),
