@@ -54,6 +54,9 @@ def parity_context(data: Mapping[str, Any]) -> dict[str, Any]:
     by_id = {d["id"]: d for d in data["divergences"]}
     rows: list[dict[str, Any]] = []
     groups: list[dict[str, Any]] = []
+    # each divergence is shown once, in the cell of its own check; other cells that list
+    # it (its other symptoms, findings it absorbed) link to it: one id, one element
+    home = {d["id"]: (d["adapter"], d["check"]) for d in data["divergences"]}
     for r, adapter in enumerate(data["adapters"]):
         name = adapter["name"]
         cells: list[dict[str, Any]] = []
@@ -72,7 +75,7 @@ def parity_context(data: Mapping[str, Any]) -> dict[str, Any]:
                 "inputs": cell["inputs"],
                 "count": len(ids),
                 "group": anchor if ids else None,
-                "target": f"{ids[0]}-body" if ids else None,
+                "target": (f"{ids[0]}-body" if home.get(ids[0]) == (name, check) else ids[0]) if ids else None,
                 "title": f"{name} × {check}: {cell['status']}, {cell['inputs']} input(s), "
                          f"{len(ids)} divergence(s)",
             })
@@ -84,7 +87,9 @@ def parity_context(data: Mapping[str, Any]) -> dict[str, Any]:
                     "check": check,
                     "status": cell["status"],
                     "inputs": cell["inputs"],
-                    "divergences": [divergence_view(by_id[i]) for i in ids],
+                    "divergences": [divergence_view(by_id[i]) for i in ids if home[i] == (name, check)],
+                    "also": [{"id": i, "check": by_id[i]["check"], "status": by_id[i]["status"]}
+                             for i in ids if home[i] != (name, check)],
                 })
         rows.append({
             "name": name,
@@ -113,6 +118,8 @@ def parity_context(data: Mapping[str, Any]) -> dict[str, Any]:
         "rows": rows,
         "groups": groups,
         "divergence_count": len(data["divergences"]),
+        "divergence_counts": {s: sum(d["status"] == s for d in data["divergences"])
+                              for s in ("unexpected", "stale", "documented")},
         "encodings": sorted({a["encoding"] for a in data["adapters"]}),
         "references": sorted(references.items()),
         "coverage_rows": coverage_rows(data),

@@ -171,6 +171,7 @@ def build(
             "symptoms": [{"check": c, "kind": k, "kind_words": kind_words(k), "detail": clip(d)}
                          for c, k, d in record.symptoms],
             "occurrences": record.occurrences,
+            **({"examples": [input_json(x) for x in record.examples]} if record.examples else {}),
             "absorbed": record.absorbed,
             "absorbed_examples": [input_json(x) for x in record.absorbed_examples],
             "domain": record.domain.to_json() if record.domain is not None else None,

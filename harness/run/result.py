@@ -106,6 +106,8 @@ class DivergenceRecord:
     symptoms: list[tuple[str, str, str]] = field(default_factory=list)
     #: unexpected: how many findings shrank to (or contained) this input
     occurrences: int = 1
+    #: unexpected: a few inputs, as found, of the findings grouped under this cause
+    examples: list[str] = field(default_factory=list)
     #: documented: how many findings elsewhere in the run it explained, and a few of them
     absorbed: int = 0
     absorbed_examples: list[str] = field(default_factory=list)
@@ -123,6 +125,12 @@ class DivergenceRecord:
         self.symptoms.append((check, kind, detail))
         self.symptoms.sort(key=lambda s: CHECKS.index(s[0]) if s[0] in CHECKS else 99)
         return True
+
+    def add_example(self, text: str) -> None:
+        """Keep up to three distinct found inputs besides the minimal one (they show what
+        the grouping merged)."""
+        if text != self.text and text not in self.examples and len(self.examples) < 3:
+            self.examples.append(text)
 
     def sort_key(self) -> tuple[object, ...]:
         order = {"unexpected": 0, "stale": 1, "documented": 2}
