@@ -162,15 +162,32 @@ def _judge(args: argparse.Namespace, text: str, policy: Any, calls: list[Any]) -
     from harness.checks import TEXT_CHECKS, run_text_check
     from harness.checks.base import Finding, Subject
 
-    if args.check not in TEXT_CHECKS or args.check == "expected":
-        raise UsageError(f"--check {args.check}: use one of {', '.join(c for c in TEXT_CHECKS if c != 'expected')}")
+    known = [c for c in TEXT_CHECKS if c != "expected"] + ["vocab-consistency"]
+    if args.check not in known:
+        raise UsageError(f"--check {args.check}: use one of {', '.join(known)}")
     adapter, reference = calls[0], calls[-1]
     for c in (adapter, reference):
         c.reset()
-    result = run_text_check(args.check, Subject(text, policy, adapter, reference))
+    if args.check == "vocab-consistency":
+        result = _vocab_finding(args, text, adapter, reference)
+    else:
+        result = run_text_check(args.check, Subject(text, policy, adapter, reference))
     if isinstance(result, Finding) and (args.kind is None or result.kind == args.kind):
         print(f"{args.check}: {result.kind}: {result.detail}")
         return EXIT_DIVERGENCE
     found = f"a {result.kind} divergence, not {args.kind}" if isinstance(result, Finding) else str(result)
     print(f"{args.check}: no longer reproduced ({found})", file=sys.stderr)
     return EXIT_OK
+
+
+def _vocab_finding(args: argparse.Namespace, text: str, adapter: Any, reference: Any) -> Any:
+    """The vocabulary check's finding on these IDs (or this text), of ``--kind``; else "agree"."""
+    from harness.checks import check_vocab
+
+    ids = tuple(int(v) for v in args.args) if OPERATIONS[args.operation] in ("ids", "id") else ()
+    for finding in check_vocab(adapter, reference).findings:
+        if args.kind is not None and finding.kind != args.kind:
+            continue
+        if (ids and finding.decode_ids == ids) or (text and finding.text == text) or not (ids or text):
+            return finding
+    return "agree"

@@ -38,7 +38,8 @@ _MAX_TRACE_ROUNDS = 300
 #: difference is not in ``encode``'s IDs and error categories
 _CALL_OPERATION = {"api-surface": "api_surface", "error-category": "encode", "special-policy": "encode",
                    "encode-ordinary": "encode_ordinary", "batch": "encode_batch", "stream-decode": "encode",
-                   "pretokenize-coverage": "pretokenize"}
+                   "pretokenize-coverage": "pretokenize", "per-token-decode": "encode", "round-trip": "encode",
+                   "vocab-consistency": "encode"}
 
 
 @dataclass(frozen=True)
@@ -82,11 +83,14 @@ def reproduce_command(finding: Finding, adapter: Calls, reference: Calls) -> str
     # a case's expected error type (AssertionError where ValueError is expected): only the
     # native types differ, which `tokconf call` compares and `encode` does not
     expected_error = finding.check == "expected" and finding.kind.startswith("error:") and adapter is not reference
-    if (finding.check in _CALL_OPERATION or expected_error) and finding.decode_ids is None \
-            and len(finding.text) < LONG_TEXT_CHARS:
+    # the check re-derives any IDs from the text, so a decode finding with a text is judged too
+    if (finding.check in _CALL_OPERATION or expected_error) and len(finding.text) < LONG_TEXT_CHARS and (
+            finding.text or finding.decode_ids is None or finding.check == "vocab-consistency"):
         # `encode` compares IDs and error categories only: these differences need the
         # same path, judged by the same check (harness.cli.call_cmd)
         operation = _CALL_OPERATION.get(finding.check, "encode")
+        if finding.check == "vocab-consistency" and finding.decode_ids is not None:
+            operation = "decode_bytes"
         parts += ["call", "--escapes", *selecting]
         for target in plugins:
             parts += ["--plugin", target]
@@ -98,7 +102,9 @@ def reproduce_command(finding: Finding, adapter: Calls, reference: Calls) -> str
         if operation == "api_surface":
             for path in _surface_paths(finding.kind):
                 parts += ["--path", path]
-        parts += [operation, "--", escape_text(finding.text, runs=True)]
+        arguments = [str(i) for i in finding.decode_ids or ()] if operation == "decode_bytes" else [
+            escape_text(finding.text, runs=True)]
+        parts += [operation, "--", *arguments]
         return " ".join(shlex.quote(p) for p in parts)
     decode_ids = finding.decode_ids
     if decode_ids is None and _about_decoding(finding) and adapter is not reference \

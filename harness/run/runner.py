@@ -430,10 +430,10 @@ class Runner:
         if self.jobs.note and self.jobs.note not in self.notes:
             self.notes.append(self.jobs.note)
         assign_ids(self.records)  # from content: stable from run to run (harness.run.ids)
-        self.records.sort(key=DivergenceRecord.sort_key)
+        self.records.sort(key=lambda r: (r.sort_key(), r.id))
         for row in self.matrix.values():
             for cell in row.values():
-                cell.divergences.sort(key=DivergenceRecord.sort_key)
+                cell.divergences.sort(key=lambda r: (r.sort_key(), r.id))
         for name in self.selected.rows:
             self.cell(name, CHECKS[0])
         return RunResult(
