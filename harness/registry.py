@@ -29,6 +29,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from harness.interface import Adapter
 from harness.provenance import Provenance, distribution_of, file_record, library_version, module_record
+from harness.raise_site import callable_name, describe_raise
 
 __all__ = [
     "AdapterSpec",
@@ -319,7 +320,7 @@ def _import_plugin(target: str) -> tuple[ModuleType, str, Provenance]:
             f"installed here; `pip install` the package that provides {exc.name!r}"
         ) from exc
     except Exception as exc:
-        raise RegistryError(f"--plugin {target}: importing {where!r} failed: {type(exc).__name__}: {exc}") from exc
+        raise RegistryError(f"--plugin {target}: importing {where!r} failed: {describe_raise(exc)}") from exc
     record = module_record(module)
     return module, attr, Provenance.of(distribution_of(where), () if record is None else (record,))
 
@@ -347,7 +348,7 @@ def _load_file(target: str, where: str) -> ModuleType:
         spec.loader.exec_module(module)
     except Exception as exc:
         del sys.modules[name]
-        raise RegistryError(f"--plugin {target}: running {where} failed: {type(exc).__name__}: {exc}") from exc
+        raise RegistryError(f"--plugin {target}: running {where} failed: {describe_raise(exc)}") from exc
     return module
 
 
@@ -396,7 +397,7 @@ def _coerce(obj: Any, provider: str) -> Iterator[AdapterSpec | Family]:
         try:
             produced = obj()
         except Exception as exc:
-            raise RegistryError(f"{provider}: calling {obj!r} failed: {type(exc).__name__}: {exc}") from exc
+            raise RegistryError(f"{provider}: calling {callable_name(obj)} failed: {describe_raise(exc)}") from exc
         if isinstance(produced, Adapter):
             yield _spec_of_instance(produced)
             return

@@ -81,7 +81,8 @@ def test_file_plugin_errors_say_what_and_the_fix(plugin_dir: Path, tmp_path: Pat
     with pytest.raises(RegistryError) as broken:
         registry.load_plugin("my plugins/broken.py:Toy")
     assert str(broken.value) == (
-        "--plugin my plugins/broken.py:Toy: running my plugins/broken.py failed: ValueError: no vocabulary here")
+        "--plugin my plugins/broken.py:Toy: running my plugins/broken.py failed: ValueError: no vocabulary here "
+        "(raised at my plugins/broken.py:1 in <module>)")
     with pytest.raises(RegistryError) as attr:
         registry.load_plugin("my plugins/toy.py:Nope")
     assert str(attr.value).startswith(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from typing import Sequence
 
@@ -143,6 +144,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # `python -m harness` puts the current folder first on the path and the `tokconf`
+    # console script does not: `tiktoken-compatible:mymod` and `--plugin mymod:f` for a
+    # module in the current folder must work the same from both.
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "handler", None):
@@ -155,6 +161,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except BrokenPipeError:
         return EXIT_OK
+    except KeyboardInterrupt as exc:
+        # one line, not a traceback, whichever command was interrupted
+        from harness.cli.interrupts import describe_stop, kept_after_stop, stop_exit_code
+
+        kept = kept_after_stop(args.command, getattr(args, "output", None))
+        print(f"\ntokconf {args.command}: {describe_stop(exc)}; {kept}", file=sys.stderr)
+        return stop_exit_code(exc)
 
 
 if __name__ == "__main__":
