@@ -30,6 +30,7 @@ from typing import Any, Callable, Iterable, Iterator
 from harness.interface import Adapter
 from harness.provenance import Provenance, distribution_of, file_record, library_version, module_record
 from harness.raise_site import callable_name, describe_raise
+from harness.suggest import unknown_name
 
 __all__ = [
     "AdapterSpec",
@@ -225,12 +226,7 @@ class Registry:
             if spec.name != name:
                 self._specs[name] = spec
             return spec
-        close = [n for n in self.names() if n.split(":")[0] == kind] or self.names()
-        raise RegistryError(
-            f"no adapter named {name!r}; known adapters: {', '.join(close)}"
-            + (f"; argument-taking kinds: {', '.join(sorted(self._families))}" if self._families else "")
-            + ". Run `tokconf list` to see them all."
-        )
+        raise RegistryError(unknown_name(name, self.names(), kinds=sorted(self._families)))
 
     def get(self, name: str) -> Adapter:
         """Build (once) and return the adapter ``name``.

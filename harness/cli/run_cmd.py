@@ -58,6 +58,9 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
                         help="fail (exit 1) when an adapter's coverage is below FRACTION; MEASURE is "
                              "alternatives (the default), pairs, vocab or merges (repeatable)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--verbose", "-v", action="store_true",
+                        help="list every documented divergence that explained other findings and every unavailable "
+                             "adapter with its reason (default: one line each; the report always has them)")
     parser.add_argument("--profile-harness", action="store_true",
                         help="print where the time went (adapter calls, adapter builds, the harness "
                              "itself) and peak memory; also written as harness-profile.json")
@@ -199,7 +202,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"new cases: {written}" if written else "new cases: none (no unexpected divergence)")
     from harness.cli.summary import print_summary  # here, not at import: `tokconf list` stays quick
 
-    print_summary(result, sys.stdout)
+    print_summary(result, sys.stdout, verbose=args.verbose)
     short = below_minimum(result.coverage, minimums)
     for problem in short:
         print(f"coverage too low: {problem}; add inputs that reach it (cases, --profile nightly) or lower the figure")
