@@ -29,8 +29,8 @@ from typing import Any, Callable, Iterable, Iterator
 
 from harness.interface import Adapter
 from harness.provenance import Provenance, distribution_of, file_record, library_version, module_record
-from harness.raise_site import callable_name, describe_raise
-from harness.suggest import unknown_name
+from harness.hints.raise_site import callable_name, describe_raise
+from harness.hints.suggest import unknown_name
 
 __all__ = [
     "AdapterSpec",
