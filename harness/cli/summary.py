@@ -99,7 +99,10 @@ def print_summary(result: RunResult, out: TextIO, *, width: int | None = None, v
     out.write(textwrap.fill("columns: " + ", ".join(f"{SHORT.get(c, c)}={c}" for c in checks), width=width,
                             subsequent_indent="         ", break_on_hyphens=False) + "\n")
     if compact:
-        out.write(textwrap.fill("cell codes: " + ", ".join(f"{code}={status}" for status, code in COMPACT.items()),
+        # only the codes the table uses, each with the word the wide table would show
+        used = {cell.status for row in result.matrix.values() for cell in row.values()}
+        out.write(textwrap.fill("cell codes: " + ", ".join(f"{code}={CODES[status]} ({status})"
+                                                          for status, code in COMPACT.items() if status in used),
                                 width=width, subsequent_indent="            ", break_on_hyphens=False) + "\n")
     summary = result.summary()
     out.write(_wrap("cells: " + ", ".join(f"{status} {count}" for status, count in summary.items()), width) + "\n")
