@@ -105,6 +105,7 @@ def test_skip_non_utf8_leaves_the_file_out_with_a_note(tmp_path: Path) -> None:
     assert "note: --corpus: left out corpus/b.bin: not UTF-8 at byte 0 (b'\\x80abc') (--skip-non-utf8)" \
         in result.stderr
     assert list((tmp_path / "reports").glob("*/parity.json"))
+    assert "note: --corpus: left out corpus/b.bin, which is not UTF-8 (--skip-non-utf8)" in result.stdout
 
 
 @pytest.mark.parametrize("chunk", [1, 2, 3, 5, 1 << 20])
