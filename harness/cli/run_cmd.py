@@ -142,7 +142,8 @@ def run(args: argparse.Namespace) -> int:
     runner = Runner(selected, progress=progress, jobs=args.jobs, shrink_seconds=shrink_seconds)
     runner.profile = profile
     # a skip is part of what was (not) tested: the run's notes carry it to the summary and report
-    runner.notes.extend(f"--corpus: left out {file}, which is not UTF-8 (--skip-non-utf8)" for file in sorted(corpus.skip))
+    runner.notes.extend(f"--corpus: left out {file}, which is not UTF-8 (--skip-non-utf8)"
+                        for file in sorted(corpus.skip))
     if args.profile_harness:
         clock.instrument(selected.calls.values())
     stopped: BaseException | None = None
