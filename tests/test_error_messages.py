@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -182,3 +183,49 @@ def test_without_the_current_folder_the_module_is_not_found(tmp_path: Path) -> N
     assert result.returncode == 2, result.stderr
     assert "'mytk2' is not importable here" in result.stderr
     assert os.getcwd() != str(tmp_path)
+
+
+PANICKY = '''
+import tiktoken
+from harness import Adapter
+
+
+class Panicky(Adapter):
+    """Reaches a real Rust panic in tiktoken (encode_single_piece of no bytes) on text with '!'."""
+
+    name = "panicky:cl100k_base"
+    encoding = "cl100k_base"
+    library = "tiktoken"
+
+    def __init__(self):
+        self._enc = tiktoken.get_encoding("cl100k_base")
+
+    @property
+    def special_tokens(self):
+        return {}
+
+    def encode(self, text, *, allowed_special=frozenset(), disallowed_special="all"):
+        if "!" in text:
+            self._enc._core_bpe.encode_single_piece(b"")
+        return self._enc.encode_ordinary(text)
+
+    def decode_bytes(self, ids):
+        return self._enc.decode_bytes(ids)
+'''
+
+
+@pytest.mark.parametrize("verbose", [False, True])
+def test_a_rust_panic_prints_one_line_unless_verbose(tmp_path: Path, verbose: bool) -> None:
+    (tmp_path / "panicky.py").write_text(PANICKY, encoding="utf-8")
+    args = ["encode", "--plugin", "panicky.py:Panicky", "--impl", "panicky:cl100k_base", "--impl",
+            "tiktoken:cl100k_base", *(["--verbose"] if verbose else []), "--", "hi!"]
+    env = {**os.environ, "RUST_BACKTRACE": "1"}  # the longest output Rust writes
+    result = subprocess.run([*CONSOLE, *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 1, result.stderr  # the adapters disagree: one raised
+    assert "raised internal-error (pyo3_runtime.PanicException): range end index" in result.stdout
+    if verbose:
+        assert re.search(r"^thread '.*'(?: \(\d+\))? panicked at src/lib\.rs:\d+:\d+:$", result.stderr, re.M), result.stderr
+        assert "stack backtrace:" in result.stderr
+    else:
+        assert re.fullmatch(r"note: Rust panicked at src/lib\.rs:\d+:\d+: range end index 2 out of range for slice "
+                            r"of length 0 \(--verbose shows Rust's own output\)\n", result.stderr), result.stderr

@@ -55,6 +55,13 @@ def common_options() -> argparse.ArgumentParser:
         help="folder of vocabulary files (also TOKCONF_VOCAB_DIR); verified by SHA-256",
     )
     group.add_argument(
+        "--verbose", "-v",
+        action="store_true",
+        help="everything in full: Rust's own panic output as it happens (default: one line per distinct "
+             "panic); for run, every documented divergence that explained other findings and every "
+             "unavailable adapter with its reason (default: one line each; the report has them)",
+    )
+    group.add_argument(
         "--source-root",
         action="append",
         default=[],
@@ -154,8 +161,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "handler", None):
         parser.print_help()
         return EXIT_USAGE
+    from harness.cli.native_stderr import native_stderr_summarised
+
     try:
-        return int(args.handler(args))
+        # Rust panics in adapters: one line each at the end, their full output with --verbose
+        with native_stderr_summarised(verbose=bool(getattr(args, "verbose", False))):
+            return int(args.handler(args))
     except UsageError as exc:
         print(f"tokconf {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -58,9 +58,6 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
                         help="fail (exit 1) when an adapter's coverage is below FRACTION; MEASURE is "
                              "alternatives (the default), pairs, vocab or merges (repeatable)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    parser.add_argument("--verbose", "-v", action="store_true",
-                        help="list every documented divergence that explained other findings and every unavailable "
-                             "adapter with its reason (default: one line each; the report always has them)")
     parser.add_argument("--profile-harness", action="store_true",
                         help="print where the time went (adapter calls, adapter builds, the harness "
                              "itself) and peak memory; also written as harness-profile.json")
