@@ -29,6 +29,8 @@ from typing import Any, Callable, Iterable, Iterator
 
 from harness.interface import Adapter
 from harness.provenance import Provenance, distribution_of, file_record, library_version, module_record
+from harness.hints.raise_site import callable_name, describe_raise
+from harness.hints.suggest import unknown_name
 
 __all__ = ["AdapterSpec", "AdapterUnavailable", "DuplicateAdapter", "Family", "Registry", "RegistryError",
            "default_registry", "library_version"]
@@ -229,13 +231,7 @@ class Registry:
             if spec.name != name:
                 self._specs[name] = spec
             return spec
-        close = [n for n in self.names() if n.split(":")[0] == kind] or self.names()
-        raise RegistryError(
-            f"no adapter named {name!r}; known adapters: {', '.join(close)}"
-            + (f"; argument-taking kinds: {', '.join(kinds)}" if (kinds := sorted(
-                k for k, (f, _) in self._families.items() if f.resolve is not None)) else "")
-            + ". Run `tokconf list` to see them all."
-        )
+        raise RegistryError(unknown_name(name, self.names(), kinds=sorted(self._families)))
 
     def get(self, name: str) -> Adapter:
         """Build (once) and return the adapter ``name``.
@@ -325,7 +321,7 @@ def _import_plugin(target: str) -> tuple[ModuleType, str, Provenance]:
             f"installed here; `pip install` the package that provides {exc.name!r}"
         ) from exc
     except Exception as exc:
-        raise RegistryError(f"--plugin {target}: importing {where!r} failed: {type(exc).__name__}: {exc}") from exc
+        raise RegistryError(f"--plugin {target}: importing {where!r} failed: {describe_raise(exc)}") from exc
     record = module_record(module)
     return module, attr, Provenance.of(distribution_of(where), () if record is None else (record,))
 
@@ -353,7 +349,7 @@ def _load_file(target: str, where: str) -> ModuleType:
         spec.loader.exec_module(module)
     except Exception as exc:
         del sys.modules[name]
-        raise RegistryError(f"--plugin {target}: running {where} failed: {type(exc).__name__}: {exc}") from exc
+        raise RegistryError(f"--plugin {target}: running {where} failed: {describe_raise(exc)}") from exc
     return module
 
 
@@ -399,7 +395,7 @@ def _coerce(obj: Any, provider: str) -> Iterator[AdapterSpec | Family]:
         try:
             produced = obj()
         except Exception as exc:
-            raise RegistryError(f"{provider}: calling {obj!r} failed: {type(exc).__name__}: {exc}") from exc
+            raise RegistryError(f"{provider}: calling {callable_name(obj)} failed: {describe_raise(exc)}") from exc
         if isinstance(produced, Adapter):
             yield _spec_of_instance(produced)
             return

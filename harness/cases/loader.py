@@ -72,10 +72,12 @@ class CaseProblem:
     field: str
     expected: str
     case_id: str | None = None
+    column: int | None = None  # 1-based; known for YAML syntax errors
 
     def __str__(self) -> str:
         where = f" (case {self.case_id!r})" if self.case_id else ""
-        return f"{self.file}:{self.line}: {self.field}{where}: expected {self.expected}"
+        at = f"{self.line}:{self.column}" if self.column is not None else f"{self.line}"
+        return f"{self.file}:{at}: {self.field}{where}: expected {self.expected}"
 
 
 class CaseFileError(ValueError):
@@ -162,7 +164,7 @@ def load_case_file(path: Path | str) -> list[Case]:
     try:
         doc = parse_yaml(text)
     except YamlProblem as exc:
-        raise CaseFileError([CaseProblem(shown, exc.line, exc.field, exc.expected)]) from exc
+        raise CaseFileError([CaseProblem(shown, exc.line, exc.field, exc.expected, column=exc.column)]) from exc
     problems = _schema_problems(doc, shown)
     if problems:
         raise CaseFileError(problems)

@@ -98,7 +98,7 @@ class DocumentedDivergence:
     adapters: tuple[str, ...]  # adapter names; "kind:*" matches every adapter of a kind
     check: str  # one of CHECKS
     reason: str
-    source: str  # seed file (e.g. "seeds/000 §decode") or upstream issue URL
+    source: str  # a public reference (upstream file at a commit and line, issue URL) or a repository file; tests/test_case_sources.py
     #: the finding kind it documents (``segmentation``, ``raised:unknown-id|ok``, ...);
     #: None: whatever kind the check reports on the case's own input
     kind: str | None = None

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from typing import Sequence
 
@@ -53,6 +54,13 @@ def common_options() -> argparse.ArgumentParser:
         "--vocab-dir",
         metavar="FOLDER",
         help="folder of vocabulary files (also TOKCONF_VOCAB_DIR); verified by SHA-256",
+    )
+    group.add_argument(
+        "--verbose", "-v",
+        action="store_true",
+        help="everything in full: Rust's own panic output as it happens (default: one line per distinct "
+             "panic); for run, every documented divergence that explained other findings and every "
+             "unavailable adapter with its reason (default: one line each; the report has them)",
     )
     group.add_argument(
         "--source-root",
@@ -112,18 +120,34 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # `python -m harness` puts the current folder first on the path and the `tokconf`
+    # console script does not: `tiktoken-compatible:mymod` and `--plugin mymod:f` for a
+    # module in the current folder must work the same from both.
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "handler", None):
         parser.print_help()
         return EXIT_USAGE
+    from harness.cli.native_stderr import native_stderr_summarised
+
     try:
-        return int(args.handler(args))
+        # Rust panics in adapters: one line each at the end, their full output with --verbose
+        with native_stderr_summarised(verbose=bool(getattr(args, "verbose", False))):
+            return int(args.handler(args))
     except UsageError as exc:
         print(f"tokconf {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:
         return EXIT_OK
+    except KeyboardInterrupt as exc:
+        # one line, not a traceback, whichever command was interrupted
+        from harness.cli.interrupts import describe_stop, kept_after_stop, stop_exit_code
+
+        kept = kept_after_stop(args.command, getattr(args, "output", None))
+        print(f"\ntokconf {args.command}: {describe_stop(exc)}; {kept}", file=sys.stderr)
+        return stop_exit_code(exc)
 
 
 if __name__ == "__main__":

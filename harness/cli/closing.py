@@ -17,13 +17,11 @@ from harness.report.verdict import Verdict, verdict_of
 __all__ = ["print_closing"]
 
 
-#: the widest line the run's terminal output writes (harness.cli.summary.WIDTH)
-WIDTH = 120
-
-
 def _wrapped(line: str) -> str:
-    # wrapped, never cut: a verdict's reasons end with what to fix
-    return textwrap.fill(line, width=WIDTH, subsequent_indent="  ", break_on_hyphens=False,
+    # wrapped to the terminal (COLUMNS), never cut: a verdict's reasons end with what to fix
+    from harness.cli.summary import terminal_width
+
+    return textwrap.fill(line, width=terminal_width(), subsequent_indent="  ", break_on_hyphens=False,
                          break_long_words=False) + "\n"
 
 

@@ -151,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"new cases: {written}" if written else "new cases: none (no unexpected divergence)")
     from harness.cli.summary import print_summary  # here, not at import: `tokconf list` stays quick
 
-    print_summary(outcome.result, sys.stdout)
+    print_summary(outcome.result, sys.stdout, verbose=args.verbose)
     for problem in outcome.short:
         print(f"coverage too low: {problem}; add inputs that reach it (cases, --profile nightly) or lower the figure")
     if plan.outputs.profile_harness:

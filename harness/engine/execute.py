@@ -123,6 +123,9 @@ def execute(plan: Plan, *, progress: ProgressFn | None = None, quiet: bool = Tru
     runner = Runner(selected, progress=progress, jobs=plan.executor.jobs, shrink_seconds=plan.limits.shrink_seconds,
                     max_shrink_calls=plan.limits.max_shrink_calls)
     runner.profile = ready.profile
+    # a skip is part of what was (not) tested: the run's notes carry it to the summary and report
+    runner.notes.extend(f"--corpus: left out {file}, which is not UTF-8 (--skip-non-utf8)"
+                        for file in sorted(getattr(plan.corpus_options, "skip", ()) or ()))
     if plan.outputs.profile_harness:
         clock.instrument(selected.calls.values())
     stopped: BaseException | None = None

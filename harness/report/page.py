@@ -17,6 +17,7 @@ from typing import Any, Mapping
 
 from harness.escapes import visible
 from harness.report.schema import STATUSES, validate_parity
+from harness.report.cells import CELL_MARKS, cell_mark, reason_line
 from harness.report.coverage_view import coverage_rows
 from harness.report.render import render_page
 from harness.report.verdict import verdict_of
@@ -25,16 +26,9 @@ from harness.report.bounds import LONG_CHARS, input_text
 
 __all__ = ["CELL_LABELS", "divergence_view", "parity_context", "render_report"]
 
-#: What a matrix cell shows for each status (the count of divergences follows, if any).
-CELL_LABELS: Mapping[str, str] = {
-    "agree": "✓",
-    "documented": "doc",
-    "unexpected": "✗",
-    "stale": "stale",
-    "unsupported": "n/a",
-    "unavailable": "—",
-    "not-run": "not run",
-}
+#: What a matrix cell shows for each status: glyph and word (the count of divergences
+#: follows, if any); see :mod:`harness.report.cells`.
+CELL_LABELS: Mapping[str, str] = {status: f"{glyph} {word}" for status, (glyph, word) in CELL_MARKS.items()}
 
 _LINKABLE = re.compile(r"^https?://[^\s\"'<>]+$")
 
@@ -68,10 +62,13 @@ def parity_context(data: Mapping[str, Any]) -> dict[str, Any]:
             anchor = f"cell-{r}-{c}"
             ids = list(cell["divergences"])
             count = f" {len(ids)}" if ids else ""
+            glyph, word = cell_mark(cell["status"])
             cells.append({
                 "check": check,
                 "status": cell["status"],
-                "label": CELL_LABELS[cell["status"]] + count,
+                "label": f"{glyph} {word}{count}",
+                "glyph": glyph,
+                "word": word,
                 "inputs": cell["inputs"],
                 "count": len(ids),
                 "group": anchor if ids else None,
@@ -97,6 +94,7 @@ def parity_context(data: Mapping[str, Any]) -> dict[str, Any]:
             "encoding": adapter["encoding"],
             "available": adapter["status"] == "available",
             "reason": adapter["reason"],
+            "reason_line": reason_line(adapter["reason"]),
             "is_reference": name in reference_names,
             "cells": cells,
         })
