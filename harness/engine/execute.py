@@ -146,6 +146,8 @@ def execute(plan: Plan, *, progress: ProgressFn | None = None, quiet: bool = Tru
                     clock.instrument(selected.calls.values())  # references a case added on the way
             result = runner.finish()
             clock.mark("finish")
+        except corpus.errors as exc:  # e.g. a Dask worker that cannot build the adapters
+            raise PlanError(str(exc)) from exc
         except KeyboardInterrupt as exc:  # Ctrl-C, or a stop signal the caller turned into one
             stopped = exc
             if progress is not None and hasattr(progress, "enabled"):
