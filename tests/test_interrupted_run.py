@@ -25,6 +25,15 @@ cases:
   - id: snowman
     text: "\u2603"
     encodings: [cl100k_base]
+  - id: later
+    text: "never reached"
+    encodings: [cl100k_base]
+    documented:
+      - adapters: ["faulty:hang"]
+        check: id-parity
+        kind: segmentation
+        reason: never judged, the run stops on the snowman before it
+        source: tests/test_interrupted_run.py
 """
 
 
@@ -75,3 +84,7 @@ def test_sigterm_and_sigint_during_the_cases_leave_an_incomplete_report(tmp_path
         lines = stdout.rstrip("\n").split("\n")
         assert line in lines and lines[-1] == f"exit code {128 + signum}"
         assert "latest: not replaced (an interrupted run; the last whole run stays there)" in lines
+        # the cases' unit never finished, so none of them is in the report (the plain one's
+        # result went with it): the documented entry was not judged, and the notes say so
+        assert ("1 documented entries of 3 of 3 cases were never judged (the run stopped before cases plain, "
+                "snowman, later): findings they explain are counted as unexpected here") in data["run"]["notes"]

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
-from typing import Any, Mapping, TextIO
+from typing import Any, Mapping, Sequence, TextIO
 
 from harness.report.verdict import Verdict, verdict_of
 
-__all__ = ["print_closing"]
+__all__ = ["print_closing", "unrun_cases_note"]
 
 
 #: the widest line the run's terminal output writes (harness.cli.summary.WIDTH)
@@ -33,6 +33,25 @@ def _counts(data: Mapping[str, Any]) -> list[str]:
     divergences = ", ".join(f"{statuses.count(s)} {s}" for s in ("unexpected", "stale", "documented"))
     cells = ", ".join(f"{n} {s}" for s, n in data["summary"].items() if n or s != "not-run")
     return [f"divergences: {divergences}", f"matrix cells: {cells}"]
+
+
+def unrun_cases_note(cases: Sequence[Any], inputs: Mapping[Any, Mapping[str, Any]]) -> str | None:
+    """An interrupted run: which cases never ran, so what their documented entries would
+    have explained was judged without them (and counted as unexpected). None if all ran.
+
+    >>> class C:
+    ...     def __init__(self, id, documented=()): self.id, self.documented = id, documented
+    >>> unrun_cases_note([C("a"), C("b", documented=[1, 2])], {("x", None): {"case": "a"}})
+    '2 documented entries of 1 of 2 cases were never judged (the run stopped before case b): findings they explain are counted as unexpected here'
+    """
+    ran = {entry.get("case") for entry in inputs.values()}
+    unrun = [c for c in cases if c.id not in ran]
+    if not unrun:
+        return None
+    entries = sum(len(c.documented) for c in unrun)
+    named = ", ".join(c.id for c in unrun[:3]) + (", ..." if len(unrun) > 3 else "")
+    return (f"{entries} documented entries of {len(unrun)} of {len(cases)} cases were never judged (the run stopped "
+            f"before case{'s' if len(unrun) > 1 else ''} {named}): findings they explain are counted as unexpected here")
 
 
 def print_closing(data: Mapping[str, Any], folder: Path, out: TextIO, *, latest: Path | None,

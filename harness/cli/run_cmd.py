@@ -172,6 +172,11 @@ def run(args: argparse.Namespace) -> int:
                       file=sys.stderr)
                 result = runner.finish(incomplete={"reason": describe_stop(exc), "phase": runner.phase,
                                                    "exit_code": stop_exit_code(exc)})
+                from harness.cli.closing import unrun_cases_note
+
+                note = unrun_cases_note(cases, result.inputs)
+                if note is not None:
+                    result.notes.append(note)
     finally:
         phase.close()
         selected.close()
