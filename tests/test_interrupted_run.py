@@ -5,6 +5,7 @@ code, and it leaves ``reports/latest`` to the last whole run (issue 21 item 4)."
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -25,6 +26,15 @@ cases:
   - id: snowman
     text: "\u2603"
     encodings: [cl100k_base]
+  - id: later
+    text: "never reached"
+    encodings: [cl100k_base]
+    documented:
+      - adapters: ["faulty:hang"]
+        check: id-parity
+        kind: segmentation
+        reason: never judged, the run stops on the snowman before it
+        source: tests/test_interrupted_run.py
 """
 
 
@@ -38,8 +48,9 @@ def test_sigterm_and_sigint_during_the_cases_leave_an_incomplete_report(tmp_path
         command = [sys.executable, "-m", "harness", "run", "--plugin", "tests.faulty_adapters:hang",
                    "--impl", "faulty:hang", "--cases", str(tmp_path / "cases.yaml"), "--no-generated",
                    "--timeout", "120", "--out", str(tmp_path / signum.name)]
+        # a fixed width: the closing lines wrap to the terminal, and the test reads them whole
         procs[signum] = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                         text=True)
+                                         text=True, env={**os.environ, "COLUMNS": "160"})
     for signum, proc in procs.items():
         assert proc.stderr is not None
         for line in proc.stderr:  # the progress bar names each phase as it starts
@@ -75,3 +86,7 @@ def test_sigterm_and_sigint_during_the_cases_leave_an_incomplete_report(tmp_path
         lines = stdout.rstrip("\n").split("\n")
         assert line in lines and lines[-1] == f"exit code {128 + signum}"
         assert "latest: not replaced (an interrupted run; the last whole run stays there)" in lines
+        # the cases' unit never finished, so none of them is in the report (the plain one's
+        # result went with it): the documented entry was not judged, and the notes say so
+        assert ("1 documented entries of 3 of 3 cases were never judged (the run stopped before cases plain, "
+                "snowman, later): findings they explain are counted as unexpected here") in data["run"]["notes"]

@@ -99,12 +99,11 @@ def _call(calls: Any, operation: str, policy: Any, arguments: tuple[Any, ...], e
     return getattr(calls, operation)(*arguments)
 
 
-def _shown(outcome: Any, paths: list[str]) -> dict[str, Any]:
+def _shown(operation: str, outcome: Any, paths: list[str]) -> dict[str, Any]:
     """path -> outcome: the surface's paths for api_surface, else the one outcome."""
     from harness.calls import surface_from_data
 
-    if outcome.is_ok and isinstance(outcome.value, tuple) and outcome.value and isinstance(outcome.value[0], tuple) \
-            and len(outcome.value[0]) == 2 and isinstance(outcome.value[0][0], str):
+    if operation == "api_surface" and outcome.is_ok:
         surface = surface_from_data(outcome.value)
         return {p: o for p, o in surface.items() if not paths or p in paths}
     return {"": outcome}
@@ -145,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
         width = max(len(c.name) for c in calls)
         shown = {}
         for c in calls:
-            shown[c.name] = _shown(_call(c, args.operation, policy, arguments, args.errors), args.path)
+            shown[c.name] = _shown(args.operation, _call(c, args.operation, policy, arguments, args.errors), args.path)
             for path, outcome in shown[c.name].items():
                 label = f"{c.name:<{width}}" + (f"  {path}" if path else "")
                 print(f"{label}  {_line(outcome)}")

@@ -157,6 +157,11 @@ def execute(plan: Plan, *, progress: ProgressFn | None = None, quiet: bool = Tru
             # the shell's code for the signal (130 SIGINT, 143 SIGTERM): the verdict returns it
             signum = int(getattr(exc, "signum", signal.SIGINT))
             result = runner.finish(incomplete={"reason": reason, "phase": runner.phase, "exit_code": 128 + signum})
+            from harness.report.verdict import unrun_cases_note
+
+            note = unrun_cases_note(ready.cases, result.inputs)
+            if note is not None:
+                result.notes.append(note)
     finally:
         corpus.close()
         selected.close()

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-__all__ = ["Verdict", "decide", "verdict_of"]
+__all__ = ["Verdict", "decide", "unrun_cases_note", "verdict_of"]
 
 EXIT_OK = 0
 EXIT_DIVERGENCE = 1
@@ -96,3 +96,22 @@ def verdict_of(data: Mapping[str, Any]) -> Verdict:
     return decide(unexpected=statuses.count("unexpected"), stale=statuses.count("stale"),
                   coverage_short=list(coverage.get("below", ())), lost_shards=list(run.get("lost_shards", ())),
                   incomplete=run.get("incomplete"))
+
+
+def unrun_cases_note(cases: Sequence[Any], inputs: Mapping[Any, Mapping[str, Any]]) -> str | None:
+    """An interrupted run: which cases never ran, so what their documented entries would
+    have explained was judged without them (and counted as unexpected). None if all ran.
+
+    >>> class C:
+    ...     def __init__(self, id, documented=()): self.id, self.documented = id, documented
+    >>> unrun_cases_note([C("a"), C("b", documented=[1, 2])], {("x", None): {"case": "a"}})
+    '2 documented entries of 1 of 2 cases were never judged (the run stopped before case b): findings they explain are counted as unexpected here'
+    """
+    ran = {entry.get("case") for entry in inputs.values()}
+    unrun = [c for c in cases if c.id not in ran]
+    if not unrun:
+        return None
+    entries = sum(len(c.documented) for c in unrun)
+    named = ", ".join(c.id for c in unrun[:3]) + (", ..." if len(unrun) > 3 else "")
+    return (f"{entries} documented entries of {len(unrun)} of {len(cases)} cases were never judged (the run stopped "
+            f"before case{'s' if len(unrun) > 1 else ''} {named}): findings they explain are counted as unexpected here")

@@ -150,11 +150,11 @@ class Settler:
         """One note, kept current across calls: how many findings grouping merged."""
         notes = self.runner.notes
         notes[:] = [n for n in notes if not n.startswith(MERGED_NOTE)]
-        if self.merged:
-            causes = sum(1 for r in self.by_cause.values() if len(r.examples) > 0 and r.occurrences > 1)
+        if self.shrinks or self.by_cause:  # said even when 0: a reader can tell it ran
+            causes = sum(1 for r in self.by_cause.values() if r.occurrences > 1)
             notes.append(f"{MERGED_NOTE}{self.merged} finding(s) shrank to the canonical minimal input of an "
                          f"earlier unexpected divergence of their adapter and were merged into it "
-                         f"({causes} divergence(s) hold merged findings; each lists examples)")
+                         f"({causes} of {len(self.by_cause)} unexpected divergence(s) hold more than one finding)")
 
     def left_over(self) -> list[Candidate]:
         """What an interrupted :meth:`settle` did not reach (to settle again, unshrunk)."""
