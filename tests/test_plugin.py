@@ -23,11 +23,13 @@ cases:
     documented:
       - adapters: ["wrong:crlf"]
         check: id-parity
+        kind: content
         reason: "reads text in text mode"
         source: "tests/wrong_adapters.py"
         domain: {chars_escaped: '\\r'}
       - adapters: ["wrong:crlf"]
         check: round-trip
+        kind: bytes
         reason: "reads text in text mode"
         source: "tests/wrong_adapters.py"
         domain: {chars_escaped: '\\r'}
@@ -37,6 +39,7 @@ cases:
     documented:
       - adapters: ["wrong:crlf"]
         check: id-parity
+        kind: content
         reason: "claimed, but abc has no CRLF"
         source: "tests/wrong_adapters.py"
   - id: crlf-undocumented

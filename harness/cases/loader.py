@@ -12,6 +12,7 @@ applies to one adapter) are in :mod:`harness.cases.match`, re-exported here.
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
 from dataclasses import dataclass
@@ -46,6 +47,7 @@ __all__ = [
     "adapter_matches",
     "case_applies_to",
     "case_files",
+    "check_adapter_kinds",
     "default_cases_dir",
     "documented_for",
     "expectation_for",
@@ -53,6 +55,7 @@ __all__ = [
     "load_case_file",
     "load_cases",
     "lookup",
+    "unknown_adapter_kinds",
 ]
 
 SCHEMA_PATH = Path(__file__).resolve().with_name("cases.schema.json")
@@ -390,8 +393,10 @@ class _Builder:
             self.problem([*rel, "check"], f"one of {', '.join(CHECKS)}")
         adapters = tuple(self.name(a, [*rel, "adapters", i]) for i, a in enumerate(raw["adapters"]))
         domain = self.domain(raw["domain"], [*rel, "domain"]) if "domain" in raw else None
+        kinds = [raw["kind"]] if isinstance(raw["kind"], str) else list(raw["kind"])
         return DocumentedDivergence(adapters, raw["check"], raw["reason"], raw["source"],
-                                    kind=raw.get("kind"), domain=domain)
+                                    kind=kinds[0], domain=domain, more_kinds=tuple(kinds[1:]),
+                                    line=self.doc.line_of([*self._path, *rel, "adapters"]))
 
     def domain(self, raw: dict[str, Any], rel: list[str | int]) -> Domain | None:
         ranges = []
@@ -406,6 +411,41 @@ class _Builder:
         except DomainError as exc:
             self.problem([*rel, "regex"] if "regex" in raw else rel, str(exc))
             return None
+
+
+def unknown_adapter_kinds(cases: Iterable[Case], known_kinds: Iterable[str]) -> list[CaseProblem]:
+    """Documented entries naming an adapter kind nothing registers (``tiktokn:*``).
+
+    Such an entry matches no adapter, so it would load and never run: a typo that
+    silently documents nothing. A kind with ``@VERSION`` names an adapter of an
+    environment (``tokconf env add``), which this machine may not have: accepted when
+    its library kind is known, and also when it is not, since environments can bring
+    kinds of their own (``js-tiktoken@1.0.21``).
+    """
+    known = set(known_kinds)
+    bases = known | {k.split("@", 1)[0] for k in known}
+    problems: list[CaseProblem] = []
+    for case in cases:
+        for entry in case.documented:
+            for pattern in entry.adapters:
+                kind = pattern.split(":", 1)[0]
+                if kind in known or "@" in kind:
+                    continue
+                if any(ch in kind for ch in "*?[") and any(fnmatch.fnmatchcase(k, kind) for k in bases):
+                    continue
+                problems.append(CaseProblem(
+                    case.file, entry.line or case.line, "documented.adapters",
+                    f"an adapter kind that exists; {pattern!r} names kind {kind!r}, which no installed "
+                    f"adapter has (known kinds: {', '.join(sorted(known))}). Fix the name, or install "
+                    f"the package that provides it", case.id))
+    return problems
+
+
+def check_adapter_kinds(cases: Iterable[Case], known_kinds: Iterable[str]) -> None:
+    """Raise :class:`CaseFileError` for every documented adapter kind nothing registers."""
+    problems = unknown_adapter_kinds(cases, known_kinds)
+    if problems:
+        raise CaseFileError(problems)
 
 
 def _special_set(value: str | list[str]) -> Any:

@@ -99,7 +99,8 @@ class Progress:
 
 
 def run(args: argparse.Namespace) -> int:
-    from harness.cases.loader import CaseFileError, case_files, default_cases_dir, is_long, load_cases
+    from harness.cases.loader import (CaseFileError, case_files, check_adapter_kinds, default_cases_dir, is_long,
+                                      load_cases)
     from harness.report.parity_json import build, run_id, write_atomic
     from harness.run.runner import GenerationOptions, Runner
     from harness.run.settle import DEFAULT_SHRINK_SECONDS
@@ -127,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
         long = args.long or profile == "nightly"
         paths = [] if args.no_cases else (args.cases or [default_cases_dir()])
         cases = [c for c in load_cases(paths) if long or not is_long(c)] if paths else []
+        check_adapter_kinds(cases, registry.kinds())
         files = [str(p) for p in case_files(paths)] if paths else []
         selection = SelectionArgs.from_args(args, cases)
         selected = select_adapters(selection, registry, isolation)

@@ -248,7 +248,7 @@ class Runner:
         doc = documented_for(case, adapter.name, check, adapter.info.declares_like)
         cell = self.cell(adapter.name, check)
         if isinstance(result, Finding):
-            if doc is not None and doc.kind in (None, result.kind):
+            if doc is not None and doc.accepts(result.kind):
                 cell.inputs += 1
                 record = self.record(result, adapter, reference, status="documented", origin="case", case=case.id, doc=doc)
                 self.documentation.add(adapter.name, check, result.kind, case.text, domain=doc.domain, record=record)
@@ -271,7 +271,7 @@ class Runner:
         if not findings:
             self._record_stale(case, adapter, reference, "vocab-consistency", doc, AGREE)
             return
-        matching = [f for f in findings if doc.kind in (None, f.kind)]
+        matching = [f for f in findings if doc.accepts(f.kind)]
         if not matching:
             self._record_stale(case, adapter, reference, "vocab-consistency", doc, AGREE)
             return
