@@ -21,7 +21,7 @@ __all__ = ["CODES", "SHORT", "WIDTH", "abbreviate", "print_coverage", "print_sum
 #: the widest line the summary writes (names are abbreviated to fit)
 WIDTH = 120
 CODES = {"agree": "ok", "documented": "doc", "unexpected": "FAIL", "stale": "STALE",
-         "unsupported": "-", "unavailable": "n/a"}
+         "unsupported": "-", "empty": "0", "unavailable": "n/a"}
 SHORT = {"id-parity": "ids", "expected": "exp", "round-trip": "rt", "per-token-decode": "ptd",
          "decode": "dec", "stream-decode": "stm", "special-policy": "spc", "encode-ordinary": "ord", "batch": "bat",
          "error-category": "err", "pretokenize-coverage": "pre", "api-surface": "api", "vocab-consistency": "voc"}

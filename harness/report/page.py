@@ -31,6 +31,7 @@ CELL_LABELS: Mapping[str, str] = {
     "unexpected": "✗",
     "stale": "stale",
     "unsupported": "n/a",
+    "empty": "∅",
     "unavailable": "—",
 }
 

@@ -30,7 +30,7 @@ __all__ = [
 SCHEMA_PATH = Path(__file__).with_name("parity.schema.json")
 
 #: Matrix cell statuses, in display order (also the summary's keys).
-STATUSES: tuple[str, ...] = ("agree", "documented", "unexpected", "stale", "unsupported", "unavailable")
+STATUSES: tuple[str, ...] = ("agree", "documented", "unexpected", "stale", "unsupported", "empty", "unavailable")
 
 
 class ParityValidationError(ValueError):
@@ -197,6 +197,6 @@ def _check_references(data: dict[str, Any], *, source: str | None) -> None:
                  f"divergence {divergence['id']!r} is not listed by its matrix cell "
                  f"$.matrix[{_short(divergence['adapter'])}][{_short(divergence['check'])}].divergences")
     for status in STATUSES:
-        if data["summary"][status] != counts[status]:
-            fail(["summary", status], f"found {data['summary'][status]}, but the matrix has "
+        if data["summary"].get(status, 0) != counts[status]:  # runs before "empty" have none
+            fail(["summary", status], f"found {data['summary'].get(status, 0)}, but the matrix has "
                                       f"{counts[status]} cell(s) with status {status!r}")
