@@ -73,6 +73,8 @@ class Delta:
     notes: list[str] = field(default_factory=list)
     #: what the task's inputs exercised (``Collector.observations``)
     coverage: dict[str, Any] = field(default_factory=dict)
+    #: closed vocabulary -> [inputs outside its domain, inputs offered] (``Runner.out_of_domain``)
+    out_of_domain: dict[str, list[int]] = field(default_factory=dict)
 
 
 def _fresh(runner: Any) -> Any:
@@ -86,13 +88,15 @@ def _fresh(runner: Any) -> Any:
     sub.notes = list(runner.notes)
     sub.inputs = {}
     sub.coverage = runner.coverage.fresh()
+    sub.out_of_domain = {}
     return sub
 
 
 def _delta(sub: Any, notes_before: int, *, vocab_findings: dict[str, list[Finding]] | None = None) -> Delta:
     return Delta(matrix=sub.matrix, records=sub.records, pending=sub._pending,
                  absorbers=list(sub.documentation.absorbers), vocab_findings=vocab_findings or {},
-                 notes=sub.notes[notes_before:], inputs=sub.inputs, coverage=sub.coverage.observations())
+                 notes=sub.notes[notes_before:], inputs=sub.inputs, coverage=sub.coverage.observations(),
+                 out_of_domain=sub.out_of_domain)
 
 
 def merge(runner: Any, delta: Delta) -> None:
@@ -114,6 +118,10 @@ def merge(runner: Any, delta: Delta) -> None:
     for adapter, kinds in delta.long_reach.items():
         runner.long_reach.setdefault(adapter, {}).update(kinds)
     runner.coverage.add(delta.coverage, runner.selected.calls)
+    for adapter, (outside, offered) in delta.out_of_domain.items():
+        tally = runner.out_of_domain.setdefault(adapter, [0, 0])
+        tally[0] += outside
+        tally[1] += offered
     for note in delta.notes:
         if note not in runner.notes:
             runner.notes.append(note)

@@ -129,6 +129,8 @@ class Runner:
         #: adapter -> long-input kind -> the largest length checked (``run_long``)
         self.long_reach: dict[str, dict[str, int]] = {}
         self.coverage = Collector(reference_pattern=self._reference_pattern)
+        #: closed vocabulary -> [inputs outside its domain, inputs offered]: said in the notes
+        self.out_of_domain: dict[str, list[int]] = {}
 
     def _reference_pattern(self, encoding: str) -> str | None:
         name = self.selected.references.get(encoding)
@@ -232,9 +234,18 @@ class Runner:
         entry = self.inputs.setdefault((text, policy), {"origin": origin, "case": case, "outcomes": {}})
         entry["outcomes"][adapter.name] = adapter.encode(text, policy)  # memoised: the checks asked it
 
+    def _count_domain(self, adapter: Calls, reference: Calls, text: str) -> bool:
+        """Whether ``text`` is in both domains; a closed vocabulary's tally counts it."""
+        inside = adapter.in_domain(text) and reference.in_domain(text)
+        if adapter.info.capabilities.alphabet is not None or adapter.info.custom_domain:
+            tally = self.out_of_domain.setdefault(adapter.name, [0, 0])
+            tally[0] += not inside
+            tally[1] += 1
+        return inside
+
     def _run_pair(self, case: Case, adapter: Calls, reference: Calls) -> None:
         self._note_input(case.text, case.policy, adapter, "case", case.id)
-        in_domain = adapter.in_domain(case.text) and reference.in_domain(case.text)
+        in_domain = self._count_domain(adapter, reference, case.text)
         for check in TEXT_CHECKS:
             result = run_text_check(check, Subject(case.text, case.policy, adapter, reference, case))
             self._judge_case(case, adapter, reference, check, result, in_domain)
@@ -326,7 +337,7 @@ class Runner:
         self.jobs.run("generated", tasks, progress=lambda n: self.progress(phase, sum(counts[:n]), total))
 
     def run_generated_input(self, text: str, adapter: Calls, reference: Calls, *, trace: bool = False) -> None:
-        if not (adapter.in_domain(text) and reference.in_domain(text)):
+        if not self._count_domain(adapter, reference, text):
             return
         self._note_input(text, ORDINARY, adapter, "generated", None)
         for check in GENERATED_CHECKS:
@@ -428,6 +439,9 @@ class Runner:
         self.jobs.close()
         if self.jobs.note and self.jobs.note not in self.notes:
             self.notes.append(self.jobs.note)
+        for name, (outside, offered) in sorted(self.out_of_domain.items()):
+            self.notes.append(f"{name}: {outside} of {offered} inputs lay outside its closed vocabulary's domain "
+                              f"(a piece not in its vocabulary) and were not checked")
         for number, record in enumerate(sorted(self.records, key=DivergenceRecord.sort_key), start=1):
             record.id = f"d{number:04d}"
         self.records.sort(key=lambda r: r.id)
