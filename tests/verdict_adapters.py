@@ -104,19 +104,18 @@ def crashing() -> list[AdapterSpec]:
 def v1_drops_lamp() -> list[AdapterSpec]:
     """simple-v1 whose decode loses the word "lamp": a round-trip bug on known words,
     which a domain of "the round trip holds" filtered out before it was checked."""
-    from implementations.teaching import TeachingAdapter, _build_simple
+    from implementations.teaching import SimpleV1, TeachingAdapter, _build_simple
 
-    class DropsLamp(TeachingAdapter):
-        def decode(self, ids, *, errors="replace"):  # type: ignore[no-untyped-def]
-            return " ".join(w for w in super().decode(ids, errors=errors).split(" ") if w != "lamp")
-
-        def decode_bytes(self, ids):  # type: ignore[no-untyped-def]
-            return self.decode(ids).encode("utf-8")
+    class DropsLamp(SimpleV1):
+        def decode(self, ids):  # type: ignore[no-untyped-def]
+            return " ".join(w for w in super().decode(ids).split(" ") if w != "lamp")
 
     def build() -> TeachingAdapter:
         inner = _build_simple("simple-v1", "lighthouse")
-        return DropsLamp(inner.tokenizer, name="verdict:v1-drops-lamp", capabilities=inner.capabilities,
-                         exact_layout=False)
+        tokenizer = DropsLamp.__new__(DropsLamp)
+        tokenizer.__dict__.update(inner.tokenizer.__dict__)  # the same trained vocabulary
+        return TeachingAdapter(tokenizer, name="verdict:v1-drops-lamp", capabilities=inner.capabilities,
+                               exact_layout=False)
 
     return [AdapterSpec(name="verdict:v1-drops-lamp", encoding="closed:verdict:v1-drops-lamp", factory=build,
                         library="tokconf")]
