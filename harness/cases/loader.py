@@ -12,7 +12,6 @@ applies to one adapter) are in :mod:`harness.cases.match`, re-exported here.
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import os
 from dataclasses import dataclass
@@ -35,7 +34,8 @@ from harness.cases.model import (
 )
 from harness.cases.domain import Domain, DomainError, parse_range
 from harness.cases.fixtures import default_cases_dir, portable_argument
-from harness.cases.match import adapter_matches, case_applies_to, documented_for, expectation_for, lookup
+from harness.cases.match import (adapter_matches, case_applies_to, documented_for, expectation_for, lookup,
+                                 unknown_adapter_kinds)
 from harness.escapes import EscapeError, parse_escapes
 from harness.outcomes import CATEGORIES
 from harness.cases.yaml_source import YamlDocument, YamlProblem, format_path, parse_yaml
@@ -113,6 +113,13 @@ def case_files(paths: Iterable[Path | str]) -> list[Path]:
     if missing:
         raise CaseFileError(missing)
     return files
+
+
+def check_adapter_kinds(cases: Iterable[Case], known_kinds: Iterable[str]) -> None:
+    """Raise :class:`CaseFileError` for every documented adapter kind nothing registers."""
+    problems = [CaseProblem(*p) for p in unknown_adapter_kinds(cases, known_kinds)]
+    if problems:
+        raise CaseFileError(problems)
 
 
 def is_long(case: Case) -> bool:
@@ -411,41 +418,6 @@ class _Builder:
         except DomainError as exc:
             self.problem([*rel, "regex"] if "regex" in raw else rel, str(exc))
             return None
-
-
-def unknown_adapter_kinds(cases: Iterable[Case], known_kinds: Iterable[str]) -> list[CaseProblem]:
-    """Documented entries naming an adapter kind nothing registers (``tiktokn:*``).
-
-    Such an entry matches no adapter, so it would load and never run: a typo that
-    silently documents nothing. A kind with ``@VERSION`` names an adapter of an
-    environment (``tokconf env add``), which this machine may not have: accepted when
-    its library kind is known, and also when it is not, since environments can bring
-    kinds of their own (``js-tiktoken@1.0.21``).
-    """
-    known = set(known_kinds)
-    bases = known | {k.split("@", 1)[0] for k in known}
-    problems: list[CaseProblem] = []
-    for case in cases:
-        for entry in case.documented:
-            for pattern in entry.adapters:
-                kind = pattern.split(":", 1)[0]
-                if kind in known or "@" in kind:
-                    continue
-                if any(ch in kind for ch in "*?[") and any(fnmatch.fnmatchcase(k, kind) for k in bases):
-                    continue
-                problems.append(CaseProblem(
-                    case.file, entry.line or case.line, "documented.adapters",
-                    f"an adapter kind that exists; {pattern!r} names kind {kind!r}, which no installed "
-                    f"adapter has (known kinds: {', '.join(sorted(known))}). Fix the name, or install "
-                    f"the package that provides it", case.id))
-    return problems
-
-
-def check_adapter_kinds(cases: Iterable[Case], known_kinds: Iterable[str]) -> None:
-    """Raise :class:`CaseFileError` for every documented adapter kind nothing registers."""
-    problems = unknown_adapter_kinds(cases, known_kinds)
-    if problems:
-        raise CaseFileError(problems)
 
 
 def _special_set(value: str | list[str]) -> Any:

@@ -35,6 +35,7 @@ from harness.calls import Calls
 from harness.cases.model import Case, Policy
 from harness.checks.structure import batch_texts
 from harness.checks.base import Finding
+from harness.run.domain_tally import DomainTally
 from harness.run.judging import Documentation
 from harness.run.result import Cell, DivergenceRecord
 
@@ -73,8 +74,8 @@ class Delta:
     notes: list[str] = field(default_factory=list)
     #: what the task's inputs exercised (``Collector.observations``)
     coverage: dict[str, Any] = field(default_factory=dict)
-    #: closed vocabulary -> [inputs outside its domain, inputs offered] (``Runner.out_of_domain``)
-    out_of_domain: dict[str, list[int]] = field(default_factory=dict)
+    #: inputs outside each closed vocabulary's domain (``Runner.out_of_domain``)
+    out_of_domain: DomainTally = field(default_factory=DomainTally)
 
 
 def _fresh(runner: Any) -> Any:
@@ -88,7 +89,7 @@ def _fresh(runner: Any) -> Any:
     sub.notes = list(runner.notes)
     sub.inputs = {}
     sub.coverage = runner.coverage.fresh()
-    sub.out_of_domain = {}
+    sub.out_of_domain = DomainTally()
     return sub
 
 
@@ -118,10 +119,7 @@ def merge(runner: Any, delta: Delta) -> None:
     for adapter, kinds in delta.long_reach.items():
         runner.long_reach.setdefault(adapter, {}).update(kinds)
     runner.coverage.add(delta.coverage, runner.selected.calls)
-    for adapter, (outside, offered) in delta.out_of_domain.items():
-        tally = runner.out_of_domain.setdefault(adapter, [0, 0])
-        tally[0] += outside
-        tally[1] += offered
+    runner.out_of_domain.add(delta.out_of_domain)
     for note in delta.notes:
         if note not in runner.notes:
             runner.notes.append(note)

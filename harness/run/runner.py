@@ -25,8 +25,8 @@ Flow (``tokconf run`` calls the phases in order; the pytest plugin uses the piec
      declares; otherwise it is **unexpected** (fails). Adapter-level declarations
      (``declared:<policy>``) stay adapter-wide. Generated inputs never create
      documented or stale entries themselves;
-   - an input outside a closed vocabulary's domain (``in_domain`` false for the adapter
-     or its reference) is not counted at all, unless a case documents a divergence on it.
+   - an input outside a closed vocabulary's domain is not checked (unless a case
+     documents a divergence on it); the notes count them (:mod:`harness.run.domain_tally`).
 
 5. **grouping and evidence**: unexpected findings of one adapter that shrink to the same
    input are one divergence with several symptoms; distinct minimal inputs stay distinct
@@ -52,6 +52,7 @@ from harness.cases.model import CHECKS, Case, DocumentedDivergence, Policy
 from harness.cases.loader import adapter_matches, case_applies_to, documented_for
 from harness.checks.base import AGREE, ORDINARY, SKIP, UNSUPPORTED, Finding, Result, Subject, declared_policy
 from harness.checks import TEXT_CHECKS, run_text_check
+from harness.run.domain_tally import DomainTally
 from harness.run.evidence import gather
 from harness.run.judging import Documentation
 from harness.run.long_tier import LongUnit, describe_reach
@@ -129,8 +130,8 @@ class Runner:
         #: adapter -> long-input kind -> the largest length checked (``run_long``)
         self.long_reach: dict[str, dict[str, int]] = {}
         self.coverage = Collector(reference_pattern=self._reference_pattern)
-        #: closed vocabulary -> [inputs outside its domain, inputs offered]: said in the notes
-        self.out_of_domain: dict[str, list[int]] = {}
+        #: how many inputs lay outside each closed vocabulary's domain: said in the notes
+        self.out_of_domain = DomainTally()
 
     def _reference_pattern(self, encoding: str) -> str | None:
         name = self.selected.references.get(encoding)
@@ -234,18 +235,9 @@ class Runner:
         entry = self.inputs.setdefault((text, policy), {"origin": origin, "case": case, "outcomes": {}})
         entry["outcomes"][adapter.name] = adapter.encode(text, policy)  # memoised: the checks asked it
 
-    def _count_domain(self, adapter: Calls, reference: Calls, text: str) -> bool:
-        """Whether ``text`` is in both domains; a closed vocabulary's tally counts it."""
-        inside = adapter.in_domain(text) and reference.in_domain(text)
-        if adapter.info.capabilities.alphabet is not None or adapter.info.custom_domain:
-            tally = self.out_of_domain.setdefault(adapter.name, [0, 0])
-            tally[0] += not inside
-            tally[1] += 1
-        return inside
-
     def _run_pair(self, case: Case, adapter: Calls, reference: Calls) -> None:
         self._note_input(case.text, case.policy, adapter, "case", case.id)
-        in_domain = self._count_domain(adapter, reference, case.text)
+        in_domain = self.out_of_domain.inside(adapter, reference, case.text)
         for check in TEXT_CHECKS:
             result = run_text_check(check, Subject(case.text, case.policy, adapter, reference, case))
             self._judge_case(case, adapter, reference, check, result, in_domain)
@@ -337,7 +329,7 @@ class Runner:
         self.jobs.run("generated", tasks, progress=lambda n: self.progress(phase, sum(counts[:n]), total))
 
     def run_generated_input(self, text: str, adapter: Calls, reference: Calls, *, trace: bool = False) -> None:
-        if not self._count_domain(adapter, reference, text):
+        if not self.out_of_domain.inside(adapter, reference, text):
             return
         self._note_input(text, ORDINARY, adapter, "generated", None)
         for check in GENERATED_CHECKS:
@@ -439,9 +431,7 @@ class Runner:
         self.jobs.close()
         if self.jobs.note and self.jobs.note not in self.notes:
             self.notes.append(self.jobs.note)
-        for name, (outside, offered) in sorted(self.out_of_domain.items()):
-            self.notes.append(f"{name}: {outside} of {offered} inputs lay outside its closed vocabulary's domain "
-                              f"(a piece not in its vocabulary) and were not checked")
+        self.notes += self.out_of_domain.notes()
         for number, record in enumerate(sorted(self.records, key=DivergenceRecord.sort_key), start=1):
             record.id = f"d{number:04d}"
         self.records.sort(key=lambda r: r.id)
