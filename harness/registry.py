@@ -200,8 +200,7 @@ class Registry:
     def specs(self) -> list[AdapterSpec]:
         return [self._specs[n] for n in self.names()]
 
-    def kinds(self) -> list[str]:
-        """Every adapter kind (the part of a name before ``:``) registered or resolvable."""
+    def kinds(self) -> list[str]:  # a name's part before ":", registered or resolvable
         return sorted({spec.kind for spec in self._specs.values()} | set(self._families))
 
     def plugin_names(self) -> list[str]:

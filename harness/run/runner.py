@@ -130,8 +130,7 @@ class Runner:
         #: adapter -> long-input kind -> the largest length checked (``run_long``)
         self.long_reach: dict[str, dict[str, int]] = {}
         self.coverage = Collector(reference_pattern=self._reference_pattern)
-        #: how many inputs lay outside each closed vocabulary's domain: said in the notes
-        self.out_of_domain = DomainTally()
+        self.out_of_domain = DomainTally()  #: inputs outside each closed vocabulary's domain
 
     def _reference_pattern(self, encoding: str) -> str | None:
         name = self.selected.references.get(encoding)
