@@ -131,11 +131,14 @@ def test_bad_options_are_usage_errors(project: pytest.Pytester) -> None:
 
 
 def test_report_option_writes_parity_json(project: pytest.Pytester) -> None:
+    # only the case without documented entries: the others document wrong:crlf, whose kind
+    # is unknown without its plugin, a load error since issue 21
+    (project.path / "hello.yaml").write_text(CASES.split("  - id: crlf-documented")[0], encoding="utf-8")
     result = project.runpytest_subprocess(
-        "--tokconf-impl", "tiktoken:cl100k_base", "--tokconf-cases", "cases.yaml", "--tokconf-no-generated",
+        "--tokconf-impl", "tiktoken:cl100k_base", "--tokconf-cases", "hello.yaml", "--tokconf-no-generated",
         "--tokconf-report", "out", "-p", "no:cacheprovider",
     )
-    result.assert_outcomes(passed=6)
+    result.assert_outcomes(passed=3)  # hello, the vocabulary, test_theirs
     assert "tokconf: parity report: out/latest/parity.json (tokconf run exit 0)" in result.stdout.str()
     data = json.loads((project.path / "out" / "latest" / "parity.json").read_text(encoding="ascii"))
     assert data["run"]["argv"][:2] == ["tokconf", "run"]
