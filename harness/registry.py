@@ -200,6 +200,9 @@ class Registry:
     def specs(self) -> list[AdapterSpec]:
         return [self._specs[n] for n in self.names()]
 
+    def kinds(self) -> list[str]:  # a name's part before ":", registered or resolvable
+        return sorted({spec.kind for spec in self._specs.values()} | set(self._families))
+
     def plugin_names(self) -> list[str]:
         """Names registered by ``--plugin`` (not by entry points)."""
         return [n for n, spec in sorted(self._specs.items()) if spec.provider.startswith("plugin ")]

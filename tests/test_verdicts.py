@@ -22,6 +22,7 @@ cases:
     documented:
       - adapters: ["verdict:*"]
         check: id-parity
+        kind: segmentation
         reason: "encodes the emoticons block byte by byte"
         source: "tests/verdict_adapters.py"
         domain: {ranges: ["U+1F600..U+1F64F"]}

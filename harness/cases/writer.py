@@ -86,6 +86,7 @@ def render_cases(records: Iterable[Any], *, run: str) -> str:
         lines.append("    # documented:")
         lines.append(f"    #   - adapters: [{yaml_single_quoted(record.adapter)}]")
         lines.append(f"    #     check: {record.check}")
+        lines.append(f"    #     kind: {yaml_single_quoted(record.kind)}")
         lines.append("    #     reason: \"why it differs\"")
         lines.append("    #     source: \"seed file section, or upstream issue URL\"")
     return "\n".join(lines) + "\n"

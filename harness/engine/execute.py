@@ -79,7 +79,7 @@ class Prepared:
 def prepare(plan: Plan, *, require: bool = True) -> Prepared:
     """Load the cases and build the adapters (raises :class:`PlanError` for bad input;
     ``require=False``: an adapter asked for that cannot run is left for the caller to report)."""
-    from harness.cases.loader import CaseFileError, case_files, is_long, load_cases
+    from harness.cases.loader import CaseFileError, case_files, check_adapter_kinds, is_long, load_cases
     from harness.generate.strategies import resolve_profile
     from harness.run.choice import ChoiceError, build_registry, isolation_for, select_for
     from harness.run.selection import SelectionError
@@ -93,6 +93,8 @@ def prepare(plan: Plan, *, require: bool = True) -> Prepared:
         long = plan.long or profile == "nightly"
         paths = plan.case_paths()
         cases = [c for c in load_cases(paths) if long or not is_long(c)] if paths else []
+        # a documented entry naming a kind nothing registers (`tiktokn:*`) is a load error
+        check_adapter_kinds(cases, registry.kinds())
         files = [str(p) for p in case_files(paths)] if paths else []
         from dataclasses import replace
 

@@ -145,7 +145,7 @@ class RunDiff:
             "new": {"id": self.new_run["id"], "started": self.new_run["started"]},
             "exit": self.exit_code,
             "gating": len(self.gating),
-            "summary": {s: {"old": self.summary_old[s], "new": self.summary_new[s]} for s in STATUSES},
+            "summary": {s: {"old": self.summary_old.get(s, 0), "new": self.summary_new.get(s, 0)} for s in STATUSES},
             "divergences": {k: [c.to_json() for c in self.of_kind(k)] for k in KIND_ORDER},
             "unchanged_divergences": self.unchanged,
             "changed_outcomes": [c.to_json() for c in self.outcomes],
@@ -180,7 +180,7 @@ def diff_runs(old: Mapping[str, Any], new: Mapping[str, Any], *, old_inputs: Map
         if key in new_divs:
             continue
         cell = new["matrix"].get(key[0], {}).get(key[1])
-        if cell is None or cell["status"] in ("unavailable", "unsupported"):
+        if cell is None or cell["status"] in ("unavailable", "unsupported", "empty"):
             why = "the adapter or check did not run" if cell is None else f"the cell is now {cell['status']}"
             changes.append(DivergenceChange("unchecked", key[0], key[1], key[2], d, None, (f"not checked: {why}",)))
         else:
@@ -379,7 +379,7 @@ def format_text(diff: RunDiff) -> str:
         change = "implementation changed" if c.change == "implementation" else c.change
         lines.append(f"  adapter {n(c.name)}: {change}{versions}{detail}")
     lines.append("summary (matrix cells): " + ", ".join(
-        f"{s} {diff.summary_old[s]}" + (f"->{diff.summary_new[s]}" if diff.summary_old[s] != diff.summary_new[s] else "")
+        f"{s} {diff.summary_old.get(s, 0)}" + (f"->{diff.summary_new.get(s, 0)}" if diff.summary_old.get(s, 0) != diff.summary_new.get(s, 0) else "")
         for s in STATUSES))
     for kind in KIND_ORDER:
         items = diff.of_kind(kind)

@@ -29,9 +29,11 @@ __all__ = [
 
 SCHEMA_PATH = Path(__file__).with_name("parity.schema.json")
 
-#: Matrix cell statuses, in display order (also the summary's keys; ``not-run``, the cells
-#: an interrupted run never reached, from schema_version 3).
-STATUSES: tuple[str, ...] = ("agree", "documented", "unexpected", "stale", "unsupported", "unavailable", "not-run")
+#: Matrix cell statuses, in display order (also the summary's keys; ``empty``, a check that
+#: compared nothing, and ``not-run``, the cells an interrupted run never reached, from
+#: schema_version 3).
+STATUSES: tuple[str, ...] = ("agree", "documented", "unexpected", "stale", "unsupported", "empty", "unavailable",
+                            "not-run")
 #: the versions this tokconf reads; it writes the last
 VERSIONS: tuple[int, ...] = (2, 3)
 
@@ -202,7 +204,7 @@ def _check_references(data: dict[str, Any], *, source: str | None) -> None:
                  f"divergence {divergence['id']!r} is not listed by its matrix cell "
                  f"$.matrix[{_short(divergence['adapter'])}][{_short(divergence['check'])}].divergences")
     for status in STATUSES:
-        if data["summary"].get(status, 0) != counts[status]:
+        if data["summary"].get(status, 0) != counts[status]:  # runs before "empty" have none
             fail(["summary", status], f"found {data['summary'].get(status, 0)}, but the matrix has "
                                       f"{counts[status]} cell(s) with status {status!r}")
     if "verdict" in data:

@@ -57,7 +57,7 @@ class AdapterChoice:
     isolate: bool = False
     no_isolate: bool = False
     timeout: float = DEFAULT_TIMEOUT_S
-    memory_limit: int = 0
+    memory_limit: int = DEFAULT_MEMORY_MB  # as the CLI: every front door, the same limits
     case_adapters: tuple[str, ...] = ()
     case_references: tuple[str, ...] = ()
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.checks.base import Finding
+from harness.run.domain_tally import DomainTally
 from harness.run.judging import Documentation
 from harness.run.result import Cell, DivergenceRecord
 
@@ -42,6 +43,8 @@ class Delta:
     notes: list[str] = field(default_factory=list)
     #: what the task's inputs exercised (``Collector.observations``)
     coverage: dict[str, Any] = field(default_factory=dict)
+    #: inputs outside each closed vocabulary's domain (``Runner.out_of_domain``)
+    out_of_domain: DomainTally = field(default_factory=DomainTally)
 
 
 def fresh(runner: Any) -> Any:
@@ -54,13 +57,15 @@ def fresh(runner: Any) -> Any:
     sub.notes = list(runner.notes)
     sub.inputs = {}
     sub.coverage = runner.coverage.fresh()
+    sub.out_of_domain = DomainTally()
     return sub
 
 
 def delta_of(sub: Any, notes_before: int, *, vocab_findings: dict[str, list[Finding]] | None = None) -> Delta:
     return Delta(matrix=sub.matrix, records=sub.records, pending=sub.pending,
                  absorbers=list(sub.documentation.absorbers), vocab_findings=vocab_findings or {},
-                 notes=sub.notes[notes_before:], inputs=sub.inputs, coverage=sub.coverage.observations())
+                 notes=sub.notes[notes_before:], inputs=sub.inputs, coverage=sub.coverage.observations(),
+                 out_of_domain=sub.out_of_domain)
 
 
 def merge(runner: Any, delta: Delta) -> None:
@@ -82,6 +87,7 @@ def merge(runner: Any, delta: Delta) -> None:
     for adapter, kinds in delta.long_reach.items():
         runner.long_reach.setdefault(adapter, {}).update(kinds)
     runner.coverage.add(delta.coverage, runner.selected.calls)
+    runner.out_of_domain.add(delta.out_of_domain)
     for note in delta.notes:
         if note not in runner.notes:
             runner.notes.append(note)

@@ -44,7 +44,8 @@ def pool_specs(selected: Selected, *, profile: str, max_examples: int, seed: int
         for adapter in group:
             if adapter.info.capabilities.alphabet is not None:
                 out.append(({"alphabet": adapter.info.capabilities.alphabet, "max_examples": max_examples,
-                             "seed": mixed, "cache": cache}, [adapter], reference))
+                             "seed": mixed, "cache": cache, "words": adapter.info.capabilities.words},
+                            [adapter], reference))
     return out
 
 

@@ -17,9 +17,11 @@ from harness.provenance import Provenance
 
 __all__ = ["AdapterRow", "Cell", "DivergenceRecord", "RunResult", "STATUSES"]
 
-#: Cell statuses, in the order the summary counts them (``not-run``: a cell an interrupted
-#: run never reached, which must not look like an agreement).
-STATUSES: tuple[str, ...] = ("agree", "documented", "unexpected", "stale", "unsupported", "unavailable", "not-run")
+#: Cell statuses, in the order the summary counts them (``empty``: a check that compared
+#: nothing; ``not-run``: a cell an interrupted run never reached; neither may look like an
+#: agreement).
+STATUSES: tuple[str, ...] = ("agree", "documented", "unexpected", "stale", "unsupported", "empty", "unavailable",
+                            "not-run")
 
 DivergenceStatus = Literal["documented", "unexpected", "stale"]
 
@@ -61,10 +63,13 @@ class Cell:
 
     @property
     def status(self) -> str:
-        """unavailable > unexpected > stale > documented > unsupported (nothing ran) > agree.
+        """unavailable > unexpected > stale > documented > unsupported > empty > agree.
+
+        A cell that compared nothing is never ``agree``: ``unsupported`` when the adapter
+        lacked what the check needs, ``empty`` when no input applied (issue 21).
 
         >>> Cell().status, Cell(unsupported=3).status, Cell(inputs=2, unsupported=1).status
-        ('agree', 'unsupported', 'agree')
+        ('empty', 'unsupported', 'agree')
         """
         if self.unavailable:
             return "unavailable"
@@ -76,8 +81,8 @@ class Cell:
                 return status
         if self.explained:
             return "documented"
-        if self.inputs == 0 and self.unsupported > 0:
-            return "unsupported"
+        if self.inputs == 0:
+            return "unsupported" if self.unsupported > 0 else "empty"
         return "agree"
 
 

@@ -14,12 +14,23 @@ Flow (``tokconf run`` calls the phases in order; the pytest plugin uses the piec
    share chosen from a short timing (:func:`harness.generate.budget.pool_budget`),
    rounded to halvings so small timing noise does not change the count. Every input an
    adapter was checked on feeds :class:`harness.run.coverage.Collector`.
-4. **judging by input** (:mod:`harness.run.settle`, :mod:`harness.run.judging`): a case
-   that documents the (adapter, check) and reproduces it is **documented**, one that does
-   not is **stale**; every other finding is shrunk first and judged on its minimal input
-   (explained only by a documented divergence whose input or declared domain holds it),
-   else it is **unexpected**; unexpected findings that shrink to one input are one
-   divergence (:mod:`harness.run.evidence` gathers its evidence).
+4. **judging by input** (:mod:`harness.run.settle`, :mod:`harness.run.judging`):
+
+   - a case that *documents* the (adapter, check) and the check finds a difference:
+     **documented** (passes); the case documents it but nothing differs: **stale**
+     (fails, like a strict xfail);
+   - every other finding is shrunk first, then judged on its minimal input: it counts
+     under a documented divergence of the same adapter and (check, kind) only if that
+     input is the documented case's own input or lies in the input domain the case
+     declares; otherwise it is **unexpected** (fails). Adapter-level declarations
+     (``declared:<policy>``) stay adapter-wide. Generated inputs never create
+     documented or stale entries themselves;
+   - an input outside a closed vocabulary's domain is not checked (unless a case
+     documents a divergence on it); the notes count them (:mod:`harness.run.domain_tally`).
+
+5. **grouping and evidence**: unexpected findings of one adapter that shrink to the same
+   input are one divergence with several symptoms; distinct minimal inputs stay distinct
+   divergences. Each gets its evidence (:mod:`harness.run.evidence`).
 
 Adapter calls go through :class:`harness.calls.Calls` (pure data in and out), so one
 adapter's failure is an Outcome, never an exception that stops the run.
@@ -43,6 +54,7 @@ from harness.cases.loader import adapter_matches, case_applies_to, documented_fo
 from harness.checks.base import AGREE, ORDINARY, SKIP, UNSUPPORTED, Finding, Result, Subject, declared_policy
 from harness.checks import TEXT_CHECKS, run_text_check
 from harness.run.deltas import fresh, merge
+from harness.run.domain_tally import DomainTally
 from harness.run.evidence import gather
 from harness.run.ids import assign_ids
 from harness.run.judging import Documentation
@@ -112,6 +124,7 @@ class Runner:
         #: adapter -> long-input kind -> the largest length checked (``run_long``)
         self.long_reach: dict[str, dict[str, int]] = {}
         self.coverage = Collector(reference_pattern=self._reference_pattern)
+        self.out_of_domain = DomainTally()  #: inputs outside each closed vocabulary's domain
 
     def fresh(self) -> "Runner":
         """A copy with empty state of its own (adapters shared): what a unit runs on."""
@@ -238,7 +251,7 @@ class Runner:
 
     def _run_pair(self, case: Case, adapter: Calls, reference: Calls) -> None:
         self._note_input(case.text, case.policy, adapter, "case", case.id)
-        in_domain = adapter.in_domain(case.text) and reference.in_domain(case.text)
+        in_domain = self.out_of_domain.inside(adapter, reference, case.text)
         for check in TEXT_CHECKS:
             result = run_text_check(check, Subject(case.text, case.policy, adapter, reference, case))
             self._judge_case(case, adapter, reference, check, result, in_domain)
@@ -252,7 +265,7 @@ class Runner:
         doc = documented_for(case, adapter.name, check, adapter.info.declares_like)
         cell = self.cell(adapter.name, check)
         if isinstance(result, Finding):
-            if doc is not None and doc.kind in (None, result.kind):
+            if doc is not None and doc.accepts(result.kind):
                 cell.inputs += 1
                 record = self.record(result, adapter, reference, status="documented", origin="case", case=case.id, doc=doc)
                 self.documentation.add(adapter.name, check, result.kind, case.text, domain=doc.domain, record=record)
@@ -275,7 +288,7 @@ class Runner:
         if not findings:
             self._record_stale(case, adapter, reference, "vocab-consistency", doc, AGREE)
             return
-        matching = [f for f in findings if doc.kind in (None, f.kind)]
+        matching = [f for f in findings if doc.accepts(f.kind)]
         if not matching:
             self._record_stale(case, adapter, reference, "vocab-consistency", doc, AGREE)
             return
@@ -316,7 +329,7 @@ class Runner:
         self.jobs.run("generated", tasks, progress=lambda n: self.progress(phase, sum(counts[:n]), total))
 
     def run_generated_input(self, text: str, adapter: Calls, reference: Calls, *, trace: bool = False) -> None:
-        if not (adapter.in_domain(text) and reference.in_domain(text)):
+        if not self.out_of_domain.inside(adapter, reference, text):
             return
         self._note_input(text, ORDINARY, adapter, "generated", None)
         for check in GENERATED_CHECKS:
@@ -415,6 +428,7 @@ class Runner:
         self.jobs.close()
         if self.jobs.note and self.jobs.note not in self.notes:
             self.notes.append(self.jobs.note)
+        self.notes += self.out_of_domain.notes()
         assign_ids(self.records)  # from content: stable from run to run (harness.run.ids)
         self.records.sort(key=lambda r: (r.sort_key(), r.id))
         for row in self.matrix.values():

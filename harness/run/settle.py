@@ -16,9 +16,11 @@ generation and the vocabulary check alike:
 Shrinking costs hundreds of adapter calls, and one systematic bug can produce hundreds of
 findings, so two shortcuts keep a run bounded without changing what it reports:
 
-- a finding whose input *contains* a minimal input already found for the same (adapter,
-  check, kind) is attributed to it without shrinking (shrinking it would find that
-  input again, or one as small);
+- a finding whose input *contains* the minimal input of an *unexpected* divergence
+  already found for the same (adapter, check, kind) is attributed to it without
+  shrinking (the run fails either way). Never so for a documented one: ``"xabZ"``
+  contains a documented ``"ab"`` but may also hold a second bug on ``"Z"``, so it is
+  shrunk, and only the absorber's own input or declared domain explains the result;
 - after :data:`SHRINKS_PER_GROUP` shrinks in one (adapter, check, kind), further
   findings are judged on their own input: a documented domain still absorbs them, and
   the rest add to the occurrences of that group's first unexpected divergence (or, if
@@ -170,8 +172,8 @@ class Settler:
             self._absorb(declared, finding, example=None)
             return None
         for minimal, target in self.minimal.get(group, ()):
-            if minimal and minimal in finding.text:
-                self._count(target, finding, example=None)
+            if isinstance(target, DivergenceRecord) and minimal and minimal in finding.text:
+                target.occurrences += 1
                 return None
         if not shrinkable(finding):
             joined = self._join_cause(finding)
@@ -217,7 +219,8 @@ class Settler:
         for position, candidate in enumerate(ordered):
             f = candidate.finding
             by_group.setdefault((f.adapter, f.check, f.kind), []).append(position)
-        minimal = {group: [text for text, _ in self.minimal.get(group, ())] for group in by_group}
+        minimal = {group: [text for text, target in self.minimal.get(group, ())
+                           if isinstance(target, DivergenceRecord)] for group in by_group}
         shrinks = {group: self.shrinks.get(group, 0) for group in by_group}
         cursor = dict.fromkeys(by_group, 0)
         done: dict[int, tuple[Finding, bool]] = {}
@@ -238,7 +241,9 @@ class Settler:
                         wave.append(position)
                         break
                     shrinks[group] += 1
-                    minimal[group].append(done[position][0].text)
+                    shrunk = done[position][0]
+                    if self.documentation.absorber_for(shrunk) is None:  # only unexpected inputs contain
+                        minimal[group].append(shrunk.text)
                     cursor[group] += 1
             if not wave:
                 return done
