@@ -211,7 +211,13 @@ def test_pytest_and_tokconf_run_give_the_same_divergences_for_selftest_faults(tm
 
 def test_pytest_and_tokconf_run_find_every_selftest_fault_with_the_same_minimal_inputs(tmp_path: Path) -> None:
     """Every planted fault of ``tokconf selftest``, the shipped cases, the ci profile: a long
-    run (about 40 minutes on a loaded machine for both sides)."""
+    run (20 to 40 minutes on a loaded machine for both sides). Opt-in (TOKCONF_LONG_TESTS=1):
+    which generated inputs a slower mutant gets still comes from a timing
+    (generate/budget.py), so on a loaded machine a fault can go uncaught by one side (seen:
+    contractions-case-sensitive; tests/test_selftest.py misses faults the same way there);
+    the six-fault test above runs always."""
+    if not os.environ.get("TOKCONF_LONG_TESTS"):
+        pytest.skip("long and load-dependent until input budgets stop depending on timing; TOKCONF_LONG_TESTS=1 runs it")
     from harness.selftest.score import FAULTS
 
     from_run, from_pytest = _both_fronts(tmp_path, "harness.selftest.score:family")
