@@ -40,3 +40,12 @@ class CrlfWhere(CrlfAsLf):
 def crlf_where() -> AdapterSpec:
     return AdapterSpec(name=CrlfWhere.name, encoding=ENCODING, factory=CrlfWhere, library="tiktoken",
                        description="deliberately wrong: CRLF read as LF; notes the processes that call it")
+
+
+def some_faults() -> object:
+    """Six faults of ``tokconf selftest``, one per area (the whole list takes a long run)."""
+    from harness.selftest.score import FAULTS, family
+
+    wanted = ("digits-in-fours", "vocabulary-cut", "loose-special-match", "decode-per-token", "batch-reversed",
+              "crlf-to-lf")
+    return family([f for f in FAULTS if f.fault in wanted])

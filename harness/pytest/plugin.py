@@ -64,7 +64,8 @@ __all__ = ["SuiteRequest", "tokconf_suite"]
 
 _OPTIONS = ("tokconf_impl", "tokconf_encoding", "tokconf_cases", "tokconf_plugin", "tokconf_reference",
             "tokconf_report", "tokconf_profile", "tokconf_no_generated", "tokconf_jobs", "tokconf_isolate",
-            "tokconf_no_isolate", "tokconf_timeout", "tokconf_memory_limit", "tokconf_long")
+            "tokconf_no_isolate", "tokconf_timeout", "tokconf_memory_limit", "tokconf_long",
+            "tokconf_shrink_seconds")
 _SUITES = pytest.StashKey[dict]()
 _USED = pytest.StashKey[list]()
 
@@ -131,6 +132,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="an isolated call taking longer is a timeout outcome (default 60)")
     group.addoption("--tokconf-memory-limit", type=int, default=None, metavar="MB",
                     help="address-space limit of each worker (default 4096; 0 = none)")
+    group.addoption("--tokconf-shrink-seconds", type=float, default=None, metavar="SECONDS",
+                    help="time bound of shrinking one finding, as tokconf run --shrink-seconds (default 60; 0 = none)")
     group.addoption("--tokconf-long", action="store_true", default=False,
                     help="also the cases tagged long (on under the nightly profile)")
     group.addoption("--tokconf-golden", metavar="FILE", default=None,
@@ -167,6 +170,7 @@ def _options(config: pytest.Config, request: SuiteRequest) -> Any:
         timeout_s=get("tokconf_timeout") or 60.0,
         memory_limit_mb=4096 if memory is None else (memory or None),
         long=bool(get("tokconf_long")),
+        shrink_seconds=60.0 if get("tokconf_shrink_seconds") is None else (get("tokconf_shrink_seconds") or None),
     )
 
 
@@ -342,4 +346,6 @@ def _write_report(suite: Any, target: str) -> str:
         argv += ["--profile", options.profile]
     if not options.generated:
         argv.append("--no-generated")
+    if options.shrink_seconds != 60.0:
+        argv += ["--shrink-seconds", f"{options.shrink_seconds or 0:g}"]
     return suite.report(target, argv=tuple(argv))

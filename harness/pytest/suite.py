@@ -65,6 +65,8 @@ class SuiteOptions:
     memory_limit_mb: int | None = 4096
     #: the cases tagged long too (also under the nightly profile)
     long: bool = False
+    #: time bound of shrinking one finding (None: no bound)
+    shrink_seconds: float | None = DEFAULT_SHRINK_SECONDS
 
     def plan(self) -> Plan:
         """The plan ``tokconf run`` builds from the same flags (the long tier aside: see docs/engine.md)."""
@@ -74,7 +76,7 @@ class SuiteOptions:
                                   memory_limit=self.memory_limit_mb or 0)
         return Plan(adapters=choice, cases=self.cases, profile=self.profile, long=self.long,
                     phases=("vocab", "cases", *(("generated",) if self.generated else ())),
-                    limits=Limits(shrink_seconds=DEFAULT_SHRINK_SECONDS, time_budget_s=self.time_budget_s),
+                    limits=Limits(shrink_seconds=self.shrink_seconds, time_budget_s=self.time_budget_s),
                     executor=Executor(jobs=self.jobs))
 
 
