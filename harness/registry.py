@@ -32,16 +32,8 @@ from harness.provenance import Provenance, distribution_of, file_record, library
 from harness.hints.raise_site import callable_name, describe_raise
 from harness.hints.suggest import unknown_name
 
-__all__ = [
-    "AdapterSpec",
-    "AdapterUnavailable",
-    "DuplicateAdapter",
-    "Family",
-    "Registry",
-    "RegistryError",
-    "default_registry",
-    "library_version",
-]
+__all__ = ["AdapterSpec", "AdapterUnavailable", "DuplicateAdapter", "Family", "Registry", "RegistryError",
+           "default_registry", "library_version"]
 
 ENTRY_POINT_GROUP = "tokconf.implementations"
 
@@ -111,6 +103,9 @@ class Family:
     resolve: Callable[[str], AdapterSpec] | None = None
     #: Other name prefixes this family's ``resolve`` answers for.
     extra_kinds: tuple[str, ...] = ()
+    #: (name, callable): services the engine asks the family for by name
+    #: (:meth:`Registry.hook`), so it never imports a family for its options
+    hooks: tuple[tuple[str, Callable[..., Any]], ...] = ()
 
 
 class Registry:
@@ -119,6 +114,7 @@ class Registry:
     def __init__(self) -> None:
         self._specs: dict[str, AdapterSpec] = {}
         self._families: dict[str, tuple[Family, str]] = {}
+        self._hooks: dict[str, tuple[Callable[..., Any], str]] = {}
         self._built: dict[str, Adapter] = {}
         self._failed: dict[str, str] = {}
         #: what each --plugin provider read: its file, hash, commit (see harness.provenance)
@@ -159,6 +155,9 @@ class Registry:
                     f"{provider}; uninstall or rename one of them"
                 )
             self._families[kind] = (family, provider)
+        for name, hook in family.hooks:
+            if self._hooks.setdefault(name, (hook, provider))[1] != provider:
+                raise DuplicateAdapter(f"hook {name!r} is registered twice: by {self._hooks[name][1]} and by {provider}")
         for spec in family.specs():
             self._add_spec(spec, provider)
 
@@ -167,8 +166,7 @@ class Registry:
             self.load_entry_point(entry_point.name, entry_point.value, load=entry_point.load)
 
     def load_entry_point(self, name: str, value: str, *, load: Callable[[], Any] | None = None) -> None:
-        """Register the entry point ``name = value`` (``module:attr``); also for one given
-        by hand, as a worker in another environment gets tokconf's own families."""
+        """Register ``name = module:attr`` (also by hand: another environment's worker)."""
         provider = f"entry point {name} = {value}"
         try:
             self.add(load() if load is not None else _import_target(value), provider=provider)
@@ -206,6 +204,13 @@ class Registry:
         """Names registered by ``--plugin`` (not by entry points)."""
         return [n for n, spec in sorted(self._specs.items()) if spec.provider.startswith("plugin ")]
 
+    def hook(self, name: str) -> Callable[..., Any]:
+        """The family service ``name`` (``source-root``, ``claim-encoding``, ``train``, ...)."""
+        if name not in self._hooks:
+            raise RegistryError(f"no adapter family offers {name!r} here (hooks: {', '.join(sorted(self._hooks)) or 'none'}); "
+                                f"is the family that provides it installed? `tokconf list` shows load failures")
+        return self._hooks[name][0]
+
     def load_failures(self) -> dict[str, str]:
         return dict(self._failed)
 
@@ -226,7 +231,9 @@ class Registry:
             if spec.name != name:
                 self._specs[name] = spec
             return spec
-        raise RegistryError(unknown_name(name, self.names(), kinds=sorted(self._families)))
+        # the argument-taking kinds are the families that resolve a name (main's rule)
+        kinds = sorted(k for k, (f, _) in self._families.items() if f.resolve is not None)
+        raise RegistryError(unknown_name(name, self.names(), kinds=kinds))
 
     def get(self, name: str) -> Adapter:
         """Build (once) and return the adapter ``name``.
@@ -365,9 +372,7 @@ def _not_found(target: str, where: str, missing: str) -> str:
 
 
 def _with_provider(spec: AdapterSpec, provider: str) -> AdapterSpec:
-    if spec.provider:
-        return spec
-    return replace(spec, provider=provider)  # every other field kept, added ones included
+    return spec if spec.provider else replace(spec, provider=provider)  # every other field kept
 
 
 def _coerce(obj: Any, provider: str) -> Iterator[AdapterSpec | Family]:
@@ -375,8 +380,7 @@ def _coerce(obj: Any, provider: str) -> Iterator[AdapterSpec | Family]:
         yield obj
         return
     if isinstance(obj, Adapter):
-        adapter = obj
-        yield _spec_of_instance(adapter)
+        yield _spec_of_instance(obj)
         return
     if isinstance(obj, type) and issubclass(obj, Adapter):
         name = getattr(obj, "name", "")

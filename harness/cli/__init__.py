@@ -72,64 +72,32 @@ def common_options() -> argparse.ArgumentParser:
 
 
 def apply_common(args: argparse.Namespace):
-    """Apply --vocab-dir and --plugin; return the registry."""
-    from harness.registry import RegistryError, default_registry
-    from harness.vocab import set_vocab_dir
+    """Apply --vocab-dir, --plugin and --source-root (:func:`harness.run.choice.build_registry`); the registry."""
+    from harness.run.choice import ChoiceError, build_registry
 
-    if getattr(args, "vocab_dir", None):
-        set_vocab_dir(args.vocab_dir)
-    roots = getattr(args, "source_root", None) or []
-    if roots:
-        from implementations.source.roots import SourceRootError, parse_source_root, set_source_root
-
-        known = source_spec_names(getattr(args, "impl", None) or [])
-        for root in roots:
-            try:
-                spec, folder = parse_source_root(root, known=known)
-            except SourceRootError as exc:
-                raise UsageError(str(exc)) from exc
-            set_source_root(folder, spec=spec)
     try:
-        return default_registry(plugins=getattr(args, "plugin", []) or [])
-    except RegistryError as exc:
+        return build_registry(plugin=getattr(args, "plugin", []) or [], vocab_dir=getattr(args, "vocab_dir", None),
+                              source_root=getattr(args, "source_root", None) or [],
+                              impl=getattr(args, "impl", None) or [])
+    except ChoiceError as exc:
         raise UsageError(str(exc)) from exc
 
 
 def source_spec_names(impls: Sequence[str]) -> list[str]:
-    """Spec names ``--source-root NAME=DIR`` may use: the shipped specs and those named by ``--impl``."""
-    from implementations.source.adapter import spec_from_argument
-    from implementations.source.spec import shipped_spec_names
+    """Spec names ``--source-root NAME=DIR`` may use (the source family's ``source-spec-names`` hook)."""
+    from harness.registry import default_registry
 
-    names = set(shipped_spec_names())
-    for name in impls:
-        kind, _, argument = name.partition(":")
-        if kind != "source" or not argument:
-            continue
-        names.add(argument)
-        try:
-            names.add(spec_from_argument(argument).name)
-        except Exception:  # noqa: BLE001 - a bad spec is reported when the adapter is built
-            pass
-    return sorted(names)
+    return default_registry().hook("source-spec-names")(impls)
 
 
 def claim_encoding(registry, names: Sequence[str], encodings: Sequence[str]) -> None:
-    """``hf-json:PATH`` adapters named on the command line claim the one ``--encoding`` given.
+    """``hf-json:PATH`` adapters named on the command line claim the one ``--encoding`` given."""
+    from harness.run.choice import ChoiceError, claim_encoding as claim
 
-    A bare tokenizer.json says nothing about which ID space it reproduces; the flag is the
-    spec-less way to say it (``tokconf run --impl hf-json:tok.json --encoding cl100k_base``).
-    """
-    if len(encodings) != 1:
-        return
-    from implementations.hf.tokenizer_json import hf_json_spec
-
-    for name in names:
-        kind, _, argument = name.partition(":")
-        if kind == "hf-json" and argument and name not in registry.names():
-            try:
-                registry.add(hf_json_spec(argument, encoding=encodings[0]), provider="--encoding")
-            except Exception as exc:
-                raise UsageError(f"--impl {name}: {exc}") from exc
+    try:
+        claim(registry, names, encodings)
+    except ChoiceError as exc:
+        raise UsageError(str(exc)) from exc
 
 
 def build_parser() -> argparse.ArgumentParser:

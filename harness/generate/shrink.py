@@ -58,7 +58,9 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-__all__ = ["RUN_MIN_CHARS", "SIMPLE_CHARS", "Shrunk", "runs", "shrink", "shrink_text", "simplicity"]
+from harness.cases.model import LONG_TEXT_CHARS, GeneratedText
+
+__all__ = ["RUN_MIN_CHARS", "SIMPLE_CHARS", "Shrunk", "as_generated", "runs", "shrink", "shrink_text", "simplicity"]
 
 #: Replacement candidates of the simplify pass, simplest first.
 SIMPLE_CHARS: tuple[str, ...] = ("a", "0", " ", "\n")
@@ -250,3 +252,27 @@ def _simplify(chars: list[str], budget: _Budget) -> list[str]:
                 chars = candidate
                 break
     return chars
+
+
+#: head and tail around a run longer than this are too long to be a generator's ends
+_MAX_ENDS = 64
+
+
+def as_generated(text: str) -> GeneratedText | None:
+    """``text`` as ``before + repeat * times + then`` when one run makes up almost all of it.
+
+    >>> as_generated("x" + " " * 20000 + "yz")
+    GeneratedText(repeat=' ', times=20000, before='x', then='yz')
+    >>> as_generated("short") is None, as_generated("ab" * 6000) .times
+    (True, 6000)
+    """
+    if len(text) < LONG_TEXT_CHARS:
+        return None
+    found = max(runs(text), key=lambda r: len(r[1]) * r[2], default=None)
+    if found is None:
+        return None
+    start, unit, count = found
+    end = start + len(unit) * count
+    if start > _MAX_ENDS or len(text) - end > _MAX_ENDS:
+        return None
+    return GeneratedText(repeat=unit, times=count, before=text[:start], then=text[end:])

@@ -114,7 +114,7 @@ def _writer(text: str) -> str | None:
     >>> print(_writer("x" + " " * 20000))
     python3 -c 'import sys; sys.stdout.buffer.write(("x" + " " * 20000).encode("utf-8", "surrogatepass"))'
     """
-    from harness.report.bounds import as_generated
+    from harness.generate.shrink import as_generated
 
     generated = as_generated(text)
     if generated is None:
