@@ -231,9 +231,7 @@ class Registry:
             if spec.name != name:
                 self._specs[name] = spec
             return spec
-        # the argument-taking kinds are the families that resolve a name (main's rule)
-        kinds = sorted(k for k, (f, _) in self._families.items() if f.resolve is not None)
-        raise RegistryError(unknown_name(name, self.names(), kinds=kinds))
+        raise RegistryError(unknown_name(name, self.names(), kinds=sorted(self._families)))
 
     def get(self, name: str) -> Adapter:
         """Build (once) and return the adapter ``name``.

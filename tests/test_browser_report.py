@@ -170,7 +170,7 @@ def test_matrix_renders_with_the_right_counts(driver: Any, pages: dict[str, str]
     cell = one(driver, '#matrix tr[data-adapter="wrong:ltr"] td[data-check="id-parity"]')
     assert (cell.text, cell.get_attribute("data-status")) == ("✗ FAIL 2", "unexpected")
     assert "412 input(s)" in cell.get_attribute("title")
-    assert one(driver, "#verdict").text == "FAIL: 2 unexpected, 1 stale cell(s)"
+    assert one(driver, "#verdict").text == "FAIL: 3 unexpected divergences, 1 stale divergence (exit code 1)"
     assert one(driver, "#shown").text == "showing 8 of 8 divergence(s)"
     assert_no_dialog(driver)
 

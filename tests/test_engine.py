@@ -165,3 +165,54 @@ def test_a_registered_phase_runs_as_a_unit_of_the_plan(tmp_path: Path) -> None:
     assert found and {d.adapter for d in found} == {"wrong:crlf-where"}
     assert {d.case for d in found} == {"extra-crlf"}
     assert outcome.exit_code == 1
+
+
+def _divergences(out: Path) -> list[tuple[str, str, str, str, str]]:
+    from harness.report.bounds import input_text
+
+    data = json.loads((out / "latest" / "parity.json").read_text(encoding="utf-8"))
+    return sorted((d["adapter"], d["check"], d["kind"], d["status"], input_text(d["input"]))
+                  for d in data["divergences"])
+
+
+def test_pytest_and_tokconf_run_find_every_selftest_fault_with_the_same_minimal_inputs(tmp_path: Path) -> None:
+    """The plugin's items are the run's units: every planted fault of ``tokconf selftest``
+    gives the same divergences, on the same minimal inputs, under pytest as under tokconf run."""
+    from harness.selftest.score import FAULTS
+
+    env = {k: v for k, v in os.environ.items() if k != "HYPOTHESIS_PROFILE"}
+    env["PYTHONPATH"] = str(ROOT)
+    plugin = "harness.selftest.score:family"
+    run = subprocess.run([sys.executable, "-m", "harness", "run", "--plugin", plugin, "--impl",
+                          "tiktoken:cl100k_base", "--quiet", "--out", str(tmp_path / "run")],
+                         cwd=ROOT, capture_output=True, text=True, timeout=3600, env=env)
+    assert run.returncode == 1, run.stderr  # the faults are unexpected divergences
+    (tmp_path / "project").mkdir()
+    under_pytest = subprocess.run([sys.executable, "-m", "pytest", "--tokconf-plugin", plugin, "--tokconf-impl",
+                                   "tiktoken:cl100k_base", "--tokconf-report", str(tmp_path / "pytest"),
+                                   "-p", "no:cacheprovider", "-q"],
+                                  cwd=tmp_path / "project", capture_output=True, text=True, timeout=3600, env=env)
+    assert under_pytest.returncode == 1, under_pytest.stdout[-3000:]
+    assert "tokconf: parity report: " in under_pytest.stdout and "(exit 1)" in under_pytest.stdout
+    from_run, from_pytest = _divergences(tmp_path / "run"), _divergences(tmp_path / "pytest")
+    caught = {adapter for adapter, _, _, status, _ in from_run if status == "unexpected"}
+    assert caught == {f"selftest:{f.fault}" for f in FAULTS}  # every fault, and the reference clean
+    assert from_pytest == from_run
+
+
+def test_family_options_reach_their_family_through_registry_hooks(tmp_path: Path) -> None:
+    from harness.registry import DuplicateAdapter, Family, Registry, RegistryError, default_registry
+
+    registry = default_registry()
+    # the built-in families answer the engine's questions without the engine importing them
+    with pytest.raises(Exception, match="hf-json:.*no tokenizer.json at"):  # the hf-json family's own words
+        registry.hook("claim-encoding")(str(tmp_path / "t.json"), encoding="cl100k_base")
+    assert "minbpe-gpt4" in registry.hook("source-spec-names")([])
+    assert registry.hook("npm-packages")()["js-tiktoken"] == "js-tiktoken"
+    fresh = Registry()
+    with pytest.raises(RegistryError, match="no adapter family offers 'train' here"):
+        fresh.hook("train")
+    fresh.add(Family(kind="a", hooks=(("train", len),)), provider="one")
+    assert fresh.hook("train") is len
+    with pytest.raises(DuplicateAdapter, match="hook 'train' is registered twice: by one and by two"):
+        fresh.add(Family(kind="b", hooks=(("train", max),)), provider="two")

@@ -24,6 +24,7 @@ SUBCOMMANDS = (
     "harness.cli.list_cmd",
     "harness.cli.encode_cmd",
     "harness.cli.decode_cmd",
+    "harness.cli.call_cmd",
     "harness.cli.train_cmd",
     "harness.cli.report_cmd",
     "harness.cli.diff_cmd",

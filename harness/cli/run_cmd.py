@@ -17,8 +17,8 @@ import sys
 import time
 from typing import Any, TextIO
 
-from harness.cli import EXIT_DIVERGENCE, EXIT_OK, UsageError
-from harness.cli.interrupts import catch_stops, stop_exit_code
+from harness.cli import UsageError
+from harness.cli.interrupts import catch_stops
 from harness.cli.corpus_phase import add_executor_options, check_executor_options
 from harness.cli.inputs import add_corpus_options, corpus_options
 from harness.cli.isolation import add_isolation_arguments
@@ -154,12 +154,14 @@ def run(args: argparse.Namespace) -> int:
     print_summary(outcome.result, sys.stdout, verbose=args.verbose)
     for problem in outcome.short:
         print(f"coverage too low: {problem}; add inputs that reach it (cases, --profile nightly) or lower the figure")
-    folder, latest = outcome.folder, outcome.latest
-    print(f"\nreport: {folder / 'parity.json'}" + (f" (latest: {latest})" if latest else ""))
     if plan.outputs.profile_harness:
         outcome.profile.report(sys.stderr)
-    if outcome.stopped is not None:
-        return stop_exit_code(outcome.stopped)
     for lost in outcome.lost:
         print(f"shard lost: {lost}", file=sys.stderr)
-    return EXIT_DIVERGENCE if outcome.exit_code else EXIT_OK
+    from harness.cli.closing import print_closing
+
+    # the exit code, the page's verdict and this line come from one function (issue 21)
+    verdict = print_closing(outcome.data, outcome.folder, sys.stdout, latest=outcome.latest,
+                            latest_kept="an interrupted run; the last whole run stays there"
+                            if outcome.stopped is not None else None)
+    return verdict.exit_code

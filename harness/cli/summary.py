@@ -29,10 +29,10 @@ __all__ = ["CODES", "COMPACT", "SHORT", "WIDTH", "abbreviate", "print_coverage",
 WIDTH = 120
 _NARROWEST = 40
 CODES = {"agree": "ok", "documented": "doc", "unexpected": "FAIL", "stale": "STALE",
-         "unsupported": "-", "unavailable": "n/a", "empty": "none"}
+         "unsupported": "-", "unavailable": "n/a", "empty": "none", "not-run": "norun"}
 #: one character per cell, for narrow terminals (the legend says which is which)
 COMPACT = {"agree": ".", "documented": "d", "unexpected": "F", "stale": "S", "unsupported": "-",
-           "unavailable": "x", "empty": "0"}
+           "unavailable": "x", "empty": "0", "not-run": "_"}
 SHORT = {"id-parity": "ids", "expected": "exp", "round-trip": "rt", "per-token-decode": "ptd",
          "decode": "dec", "stream-decode": "stm", "special-policy": "spc", "encode-ordinary": "ord", "batch": "bat",
          "error-category": "err", "pretokenize-coverage": "pre", "api-surface": "api", "vocab-consistency": "voc"}

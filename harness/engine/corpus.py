@@ -30,6 +30,9 @@ class CorpusPhase:
         self.folder = folder
         self.show = progress
         self.executor: Any = None
+        #: what the executor raises when it cannot run units (a Dask worker that cannot
+        #: build the run's adapters): a usage error of the run, exit 2
+        self.errors: tuple[type[BaseException], ...] = ()
         self.local = {"shards": 0, "documents": 0, "bytes": 0, "seconds": 0.0}
 
     def start(self) -> None:
@@ -49,6 +52,7 @@ class CorpusPhase:
             raise PlanError(str(exc)) from exc
         self.executor = DaskExecutor(runner=self.runner, selection=self.choice, scheduler=self.plan.executor.scheduler,
                                      workers=self.plan.executor.jobs, store=store, progress=self.show)
+        self.errors = (ExecutorError,)
         try:
             self.executor.start()
         except ExecutorError as exc:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import shutil
+import signal
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,8 +50,16 @@ class RunOutcome:
     profile: Any = None
 
     @property
+    def verdict(self) -> Any:
+        """The run's :class:`~harness.report.verdict.Verdict`, decided from parity.json alone."""
+        from harness.report.verdict import verdict_of
+
+        return verdict_of(self.data)
+
+    @property
     def exit_code(self) -> int:
-        return 1 if self.result.failed or self.short or self.lost else 0
+        # one function decides: the exit code, the page and the terminal cannot disagree (issue 21)
+        return self.verdict.exit_code
 
 
 @dataclass
@@ -64,6 +73,7 @@ class Prepared:
     selected: Any
     profile: str
     choice: Any
+    isolation: Any = None
 
 
 def prepare(plan: Plan, *, require: bool = True) -> Prepared:
@@ -93,12 +103,12 @@ def prepare(plan: Plan, *, require: bool = True) -> Prepared:
         selected = select_for(choice, registry, isolation, require=require)
     except (ChoiceError, CaseFileError, FileNotFoundError, SelectionError, ValueError) as exc:
         raise PlanError(str(exc)) from exc
-    return Prepared(plan, registry, cases, files, selected, profile, choice)
+    return Prepared(plan, registry, cases, files, selected, profile, choice, isolation)
 
 
 def execute(plan: Plan, *, progress: ProgressFn | None = None, quiet: bool = True) -> RunOutcome:
     """Run ``plan`` and write its reports; the outcome (raises :class:`PlanError` for bad input)."""
-    from harness.report.parity_json import run_id, write_atomic
+    from harness.report.parity_json import run_id, run_limits, write_atomic
     from harness.engine.corpus import CorpusPhase
     from harness.run.coverage import below_minimum
     from harness.engine.phases import PHASES, RunContext
@@ -113,9 +123,9 @@ def execute(plan: Plan, *, progress: ProgressFn | None = None, quiet: bool = Tru
     runner = Runner(selected, progress=progress, jobs=plan.executor.jobs, shrink_seconds=plan.limits.shrink_seconds,
                     max_shrink_calls=plan.limits.max_shrink_calls)
     runner.profile = ready.profile
-    # a corpus file left out (--skip-non-utf8) is part of what was not tested: a note of the run
+    # a skip is part of what was (not) tested: the run's notes carry it to the summary and report
     runner.notes.extend(f"--corpus: left out {file}, which is not UTF-8 (--skip-non-utf8)"
-                        for file in sorted(plan.corpus_options.skip))
+                        for file in sorted(getattr(plan.corpus_options, "skip", ()) or ()))
     if plan.outputs.profile_harness:
         clock.instrument(selected.calls.values())
     stopped: BaseException | None = None
@@ -136,13 +146,17 @@ def execute(plan: Plan, *, progress: ProgressFn | None = None, quiet: bool = Tru
                     clock.instrument(selected.calls.values())  # references a case added on the way
             result = runner.finish()
             clock.mark("finish")
+        except corpus.errors as exc:  # e.g. a Dask worker that cannot build the adapters
+            raise PlanError(str(exc)) from exc
         except KeyboardInterrupt as exc:  # Ctrl-C, or a stop signal the caller turned into one
             stopped = exc
             if progress is not None and hasattr(progress, "enabled"):
                 progress.enabled = False
             reason = str(exc) or "interrupted by SIGINT (Ctrl-C)"
             print(f"\ntokconf run: {reason} during {runner.phase}; writing what finished", file=sys.stderr)
-            result = runner.finish(incomplete={"reason": reason, "phase": runner.phase})
+            # the shell's code for the signal (130 SIGINT, 143 SIGTERM): the verdict returns it
+            signum = int(getattr(exc, "signum", signal.SIGINT))
+            result = runner.finish(incomplete={"reason": reason, "phase": runner.phase, "exit_code": 128 + signum})
     finally:
         corpus.close()
         selected.close()
@@ -152,14 +166,21 @@ def execute(plan: Plan, *, progress: ProgressFn | None = None, quiet: bool = Tru
                         "generation is off): nothing was tested. Run `tokconf list` to see why adapters "
                         "are unavailable, or drop --no-generated")
 
+    short = below_minimum(result.coverage, dict(plan.outputs.min_coverage))
+    iso = ready.isolation
+    limits = run_limits(result, shrink_calls=runner.max_shrink_calls if stopped is None else 0,
+                        shrink_seconds=plan.limits.shrink_seconds, long_reach=runner.long_reach,
+                        isolation=None if iso is None else {"mode": iso.mode, "timeout_s": iso.timeout_s,
+                                                            "memory_limit_mb": iso.memory_limit_mb})
     data, folder, latest = write_reports(result, plan=plan, started=started, finished=finished,
-                                         case_files=ready.case_files, executor=corpus.info(), folder=folder)
+                                         case_files=ready.case_files, executor=corpus.info(), folder=folder,
+                                         limits=limits, coverage_below=short, lost_shards=list(corpus.lost),
+                                         update_latest=stopped is None)
     new_cases = None
     if plan.outputs.save_new_cases:
         from harness.cases.writer import write_new_cases
 
         new_cases = write_new_cases(plan.outputs.save_new_cases, result.by_status("unexpected"), run=run_id(started))
-    short = below_minimum(result.coverage, dict(plan.outputs.min_coverage))
     if plan.outputs.profile_harness:
         clock.mark("report")
         clock.add_builds(ready.registry.build_seconds, ready.registry.build_cpu_seconds)
@@ -170,13 +191,18 @@ def execute(plan: Plan, *, progress: ProgressFn | None = None, quiet: bool = Tru
 
 def write_reports(result: Any, *, plan: Plan, started: _dt.datetime, finished: _dt.datetime,
                   case_files: list[str], executor: dict[str, Any] | None = None,
-                  folder: Path | None = None) -> tuple[dict[str, Any], Path, Path | None]:
+                  folder: Path | None = None, limits: dict[str, Any] | None = None,
+                  coverage_below: list[str] | None = None, lost_shards: list[str] | None = None,
+                  update_latest: bool = True) -> tuple[dict[str, Any], Path, Path | None]:
     """parity.json, the outcome log, parity.html and ``latest`` of a finished run (every
-    front door writes them here, so the same result gives the same files)."""
+    front door writes them here, so the same result gives the same files). An interrupted
+    run (``update_latest=False``) is not the state of the project: ``latest`` stays."""
     from harness.report.outcome_log import LOG_FILE, write_outcome_log
     from harness.report.parity_json import build, run_id, write_atomic
 
-    data = build(result, started=started, finished=finished, argv=list(plan.outputs.argv), case_files=case_files)
+    data = build(result, started=started, finished=finished, argv=list(plan.outputs.argv), case_files=case_files,
+                 limits=limits, minimums=dict(plan.outputs.min_coverage), coverage_below=coverage_below or [],
+                 lost_shards=[str(x) for x in lost_shards or []])
     if executor is not None:
         data["run"]["executor"] = executor
     out = Path(plan.outputs.out)
@@ -185,7 +211,7 @@ def write_reports(result: Any, *, plan: Plan, started: _dt.datetime, finished: _
     data["outcomes"] = {"file": LOG_FILE, "inputs": write_outcome_log(folder / LOG_FILE, result.inputs)}
     write_atomic(folder / "parity.json", data)
     _write_html(folder, data)
-    return data, folder, _update_latest(out, folder)
+    return data, folder, _update_latest(out, folder) if update_latest else None
 
 
 def run_folder(out: Path, name: str) -> Path:

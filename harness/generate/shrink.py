@@ -27,6 +27,11 @@ for long repeated runs and followed by two cheap passes:
    makes different random inputs with one cause shrink to the same canonical input,
    e.g. any trailing whitespace to a single space. A run is tried as a whole first
    (all its code points replaced), then only at its two ends.
+4. **canonical**: replace each code point by the lowest one of its class (general
+   category, script, UTF-8 length, whitespace; :mod:`harness.generate.canonical`) if the
+   failure stays, runs as a whole first, as in pass 3. Two lone surrogates, or two Han
+   characters, that fail for one reason then shrink to the same input, so one cause is
+   one divergence (issue 21).
 
 The predicate decides what "still fails" means; the runner passes one that demands the
 *same kind* of divergence for the same adapter and check, so shrinking never wanders off
@@ -59,6 +64,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from harness.cases.model import LONG_TEXT_CHARS, GeneratedText
+from harness.generate.canonical import lowest_of_class
 
 __all__ = ["RUN_MIN_CHARS", "SIMPLE_CHARS", "Shrunk", "as_generated", "runs", "shrink", "shrink_text", "simplicity"]
 
@@ -169,6 +175,7 @@ def shrink_text(text: str, fails: Callable[[str], bool], *, max_calls: int = 200
     current = _ddmin(current, budget)
     current = _one_by_one(current, budget)
     current = _simplify(current, budget)
+    current = _canonical(current, budget)
     return Shrunk("".join(current), budget.calls, budget.timed_out)
 
 
@@ -222,6 +229,29 @@ def _one_by_one(chars: list[str], budget: _Budget) -> list[str]:
                 chars = candidate
                 changed = True
                 break
+    return chars
+
+
+def _canonical(chars: list[str], budget: _Budget) -> list[str]:
+    def lower(ch: str) -> str | None:
+        low = lowest_of_class(ch)
+        return low if simplicity(low) < simplicity(ch) else None
+
+    for start, unit, count in runs("".join(chars)):
+        low = lower(unit) if len(unit) == 1 else None
+        if low is not None and not budget.exhausted:
+            candidate = chars[:start] + [low] * count + chars[start + count:]
+            if budget.fails("".join(candidate)):
+                chars = candidate
+    interior = set()
+    for start, unit, count in runs("".join(chars)):
+        interior.update(range(start + 1, start + len(unit) * count - 1))
+    for i in range(len(chars)):
+        low = None if i in interior else lower(chars[i])
+        if low is not None and not budget.exhausted:
+            candidate = chars[:i] + [low] + chars[i + 1:]
+            if budget.fails("".join(candidate)):
+                chars = candidate
     return chars
 
 

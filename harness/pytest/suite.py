@@ -282,9 +282,11 @@ class Suite:
         result = self.collector.finish()
         finished = _dt.datetime.now(_dt.timezone.utc)
         plan = replace(self.plan, outputs=Outputs(out=target, argv=argv))
-        _, folder, latest = write_reports(result, plan=plan, started=self.started, finished=finished,
-                                          case_files=self.case_files)
-        return f"{(latest or folder) / 'parity.json'} (exit {1 if result.failed else 0})"
+        data, folder, latest = write_reports(result, plan=plan, started=self.started, finished=finished,
+                                             case_files=self.case_files)
+        from harness.report.verdict import verdict_of
+
+        return f"{(latest or folder) / 'parity.json'} (exit {verdict_of(data).exit_code})"
 
     def close(self) -> None:
         """End the --tokconf-jobs processes and the workers (at the end of the session)."""

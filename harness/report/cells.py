@@ -21,6 +21,7 @@ CELL_MARKS: Mapping[str, tuple[str, str]] = {
     "unsupported": ("–", "n/a"),
     "empty": ("∅", "none"),
     "unavailable": ("⊘", "off"),
+    "not-run": ("·", "not run"),
 }
 
 

@@ -44,6 +44,7 @@ from harness.checks.base import AGREE, ORDINARY, SKIP, UNSUPPORTED, Finding, Res
 from harness.checks import TEXT_CHECKS, run_text_check
 from harness.run.deltas import fresh, merge
 from harness.run.evidence import gather
+from harness.run.ids import assign_ids
 from harness.run.judging import Documentation
 from harness.run.long_tier import LongUnit, describe_reach
 from harness.run.parallel import CASES_PER_TASK, TEXTS_PER_TASK, GeneratedUnit, Jobs, chunked
@@ -414,12 +415,11 @@ class Runner:
         self.jobs.close()
         if self.jobs.note and self.jobs.note not in self.notes:
             self.notes.append(self.jobs.note)
-        for number, record in enumerate(sorted(self.records, key=DivergenceRecord.sort_key), start=1):
-            record.id = f"d{number:04d}"
-        self.records.sort(key=lambda r: r.id)
+        assign_ids(self.records)  # from content: stable from run to run (harness.run.ids)
+        self.records.sort(key=lambda r: (r.sort_key(), r.id))
         for row in self.matrix.values():
             for cell in row.values():
-                cell.divergences.sort(key=lambda r: r.id)
+                cell.divergences.sort(key=lambda r: (r.sort_key(), r.id))
         for name in self.selected.rows:
             self.cell(name, CHECKS[0])
         return RunResult(

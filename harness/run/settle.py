@@ -66,6 +66,8 @@ class Recorder(Protocol):
 __all__ = ["Candidate", "DEFAULT_SHRINK_SECONDS", "Recorder", "SHRINKS_PER_GROUP", "Settler", "ShrinkMany",
            "text_size"]
 
+#: how the note on merged findings starts (one note, replaced as settling goes on)
+MERGED_NOTE = "grouping by cause: "
 #: shrinks per (adapter, check, kind) before further findings are judged unshrunk
 SHRINKS_PER_GROUP = 8
 #: seconds the shrinker may spend on one finding (``--shrink-seconds``): far above what a
@@ -121,6 +123,9 @@ class Settler:
         #: (adapter, minimal input) -> the unexpected divergence of that cause (the policy a
         #: symptom was seen under is in its detail, not in the key: one input, one cause)
         self.by_cause: dict[tuple[str, str], DivergenceRecord] = {}
+        #: shrunk findings that met an existing cause's (canonical) minimal input: each
+        #: would otherwise have been a divergence of its own (the run's notes say how many)
+        self.merged = 0
 
     def settle(self, candidates: list[Candidate]) -> list[DivergenceRecord]:
         """Settle ``candidates``; return the unexpected records created."""
@@ -138,7 +143,18 @@ class Settler:
                 created.append(record)
             self.progress(done + 1, len(ordered))
         self.unsettled = []
+        self._note_merged()
         return created
+
+    def _note_merged(self) -> None:
+        """One note, kept current across calls: how many findings grouping merged."""
+        notes = self.runner.notes
+        notes[:] = [n for n in notes if not n.startswith(MERGED_NOTE)]
+        if self.merged:
+            causes = sum(1 for r in self.by_cause.values() if len(r.examples) > 0 and r.occurrences > 1)
+            notes.append(f"{MERGED_NOTE}{self.merged} finding(s) shrank to the canonical minimal input of an "
+                         f"earlier unexpected divergence of their adapter and were merged into it "
+                         f"({causes} divergence(s) hold merged findings; each lists examples)")
 
     def left_over(self) -> list[Candidate]:
         """What an interrupted :meth:`settle` did not reach (to settle again, unshrunk)."""
@@ -260,11 +276,14 @@ class Settler:
         if record is not None:
             self.minimal.setdefault(group, []).append((finding.text, record))
             record.occurrences += 1
+            record.add_example(candidate.finding.text)
+            self.merged += 1
             if record.add_symptom(finding.check, finding.kind, finding.detail):
                 _file(self.runner.cell(finding.adapter, finding.check), record)
             return None
         record = self.runner.record(finding, adapter, reference, status="unexpected",
                                     origin=candidate.origin, case=candidate.case)
+        record.add_example(candidate.finding.text)
         self.by_cause[cause] = record
         self.minimal.setdefault(group, []).append((finding.text, record))
         return record
