@@ -133,8 +133,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from harness.cli.native_stderr import native_stderr_summarised
 
     try:
-        # Rust panics in adapters: one line each at the end, their full output with --verbose
-        with native_stderr_summarised(verbose=bool(getattr(args, "verbose", False))):
+        # Rust panics in adapters: one line each at the end, their full output with --verbose.
+        # Only commands that run adapters (they take --verbose); `env add` streams pip's output.
+        with native_stderr_summarised(verbose=getattr(args, "verbose", True)):
             return int(args.handler(args))
     except UsageError as exc:
         print(f"tokconf {args.command}: error: {exc}", file=sys.stderr)

@@ -47,7 +47,7 @@ def corpus_options(args: argparse.Namespace):
                          skip=_checked_encoding(args.corpus, skip=getattr(args, "skip_non_utf8", False)))
 
 
-def _checked_encoding(paths: list[str], *, skip: bool) -> frozenset[str]:
+def _checked_encoding(paths: list[str], *, skip: bool) -> tuple[str, ...]:
     """Every corpus file is UTF-8 before anything runs, or the run stops here, naming the
     file and the byte; with ``--skip-non-utf8`` such files in a folder are left out, each
     with a note on stderr. Returns the files to leave out."""
@@ -67,4 +67,4 @@ def _checked_encoding(paths: list[str], *, skip: bool) -> frozenset[str]:
         fix = ("convert it to UTF-8 (e.g. iconv -f LATIN1 -t UTF-8)" if not problem.in_folder else
                "convert it to UTF-8, remove it from the folder, or leave such files out with --skip-non-utf8")
         raise UsageError(f"--corpus {problem.describe()}; {fix}")
-    return frozenset(left_out)
+    return tuple(sorted(left_out))
