@@ -9,6 +9,7 @@ import json
 import re
 from collections import Counter
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 import regex
@@ -25,7 +26,7 @@ CASES = "version: 1\ncases:\n" + "".join(
 
 
 @pytest.fixture(scope="module")
-def two_runs(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[int, dict, str]]:
+def two_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[tuple[int, dict, str]]]:
     out = []
     cases = tmp_path_factory.mktemp("cases") / "surrogates.yaml"
     cases.write_text(CASES, encoding="utf-8")
@@ -34,7 +35,12 @@ def two_runs(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[int, dict, 
         code = main(["run", *PLUGIN, "--cases", str(cases), "--no-generated", "--quiet", "--out", str(folder)])
         data = json.loads((folder / "latest" / "parity.json").read_text(encoding="ascii"))
         out.append((code, data, (folder / "latest" / "parity.html").read_text(encoding="utf-8")))
-    return out
+    yield out
+    # an in-process run registers its plugin process-wide: forget it, or every later run in
+    # this pytest process would require (and isolate) the grouping adapter too
+    from harness.registry import reset_default_registry
+
+    reset_default_registry()
 
 
 def test_a_package_raising_on_every_lone_surrogate_is_one_divergence(two_runs: list) -> None:
