@@ -264,10 +264,13 @@ class Registry:
         the files it read), plus the plugin file that registered it."""
         spec = self.spec(name)
         adapter = self._built.get(spec.name) or self._built.get(name)
+        # an adapter of another environment knows its version from there (the spec's
+        # ``version``): this process's copy of the library is not what ran (issue 22)
+        unbuilt = Provenance(spec.library or None, spec.version) if spec.version else Provenance.of(spec.library)
         try:
-            own = adapter.provenance() if adapter is not None else Provenance.of(spec.library)
+            own = adapter.provenance() if adapter is not None else unbuilt
         except Exception:  # noqa: BLE001 - a foreign override must not sink the report
-            own = Provenance.of(spec.library)
+            own = unbuilt
         plugin = self._plugin_provenance.get(spec.provider)
         return own.adding(plugin) if plugin is not None else own
 

@@ -90,6 +90,8 @@ def _print_adapters(env) -> None:
     for a in env.adapters:
         state = "available" if a.reason is None else f"unavailable: {a.reason}"
         print(f"  {a.name:<{width}}  {a.encoding:<14} {state}")
+    for requirement, why in env.api_requirements:
+        print(f"  also installed: {requirement} ({why})")
     for note in env.notes:
         print(f"  note: {note}")
 
