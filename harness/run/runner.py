@@ -248,15 +248,21 @@ class Runner:
         doc = documented_for(case, adapter.name, check, adapter.info.declares_like)
         cell = self.cell(adapter.name, check)
         if isinstance(result, Finding):
-            if doc is not None and doc.kind in (None, result.kind):
+            # each kind the check saw is judged on its own: the documented one is
+            # reproduced, any other is a finding of its own (issue 22)
+            parts = result.each_kind()
+            matched = next((p for p in parts if doc is not None and doc.kind in (None, p.kind)), None)
+            if matched is not None:
                 cell.inputs += 1
-                record = self.record(result, adapter, reference, status="documented", origin="case", case=case.id, doc=doc)
-                self.documentation.add(adapter.name, check, result.kind, case.text, domain=doc.domain, record=record)
-                return
+                record = self.record(matched, adapter, reference, status="documented", origin="case", case=case.id,
+                                     doc=doc)
+                self.documentation.add(adapter.name, check, matched.kind, case.text, domain=doc.domain, record=record)
+            elif in_domain:
+                cell.inputs += 1
             if in_domain:
-                cell.inputs += 1
-                self._pending.append(Candidate(result, case.policy, reference.name, "case", case.id))
-            if doc is not None:  # it declared another kind: that one did not reproduce
+                self._pending += [Candidate(p, case.policy, reference.name, "case", case.id)
+                                  for p in parts if p is not matched]
+            if doc is not None and matched is None:  # it declared another kind: that one did not reproduce
                 self._record_stale(case, adapter, reference, check, doc, result)
             return
         if result == UNSUPPORTED:
@@ -338,7 +344,7 @@ class Runner:
                 cell.inputs += 1
             elif isinstance(result, Finding):
                 cell.inputs += 1
-                self._pending.append(Candidate(result, ORDINARY, reference.name, "generated", None))
+                self._pending += [Candidate(p, ORDINARY, reference.name, "generated", None) for p in result.each_kind()]
         self.coverage.observe(text, adapter, ORDINARY, trace=trace)
 
     def run_long(self, options: LongOptions = LongOptions()) -> None:
