@@ -348,7 +348,8 @@ class Runner:
         self.coverage.observe(text, adapter, ORDINARY, trace=trace)
 
     def run_long(self, options: LongOptions = LongOptions()) -> None:
-        """The long tier (:mod:`harness.run.long_tier`): each (encoding, kind) climbs the sizes."""
+        """The long tier (:mod:`harness.run.long_tier`): every size of each (encoding, kind) on every
+        adapter, each under the per-call timeout."""
         self.phase = "long"
         units = []
         for encoding in self.selected.encodings():
@@ -359,6 +360,10 @@ class Runner:
             names = [reference] + [n for n in names if n != reference]
             units += [LongUnit(kind, tuple(names), reference, options) for kind in options.kinds]
         self.long_reach = {}
+        isolation = self.selected.isolation
+        if units and (isolation is None or isolation.mode == "none"):
+            self.notes.append("long inputs: --no-isolate, so the adapters of this process ran them with no "
+                              "per-call timeout")
         self.jobs.run("long", [[u] for u in units], progress=lambda n: self.progress("long", n, len(units)))
         for name in sorted(self.long_reach):
             note = describe_reach(name, self.long_reach[name], max(options.lengths))
