@@ -109,3 +109,20 @@ def test_the_long_tier_tries_a_million_letters_on_every_release(ladder: dict[str
         "tiktoken@0.10.0:o200k_base": ("raised", "pyo3_runtime.PanicException"),
         "tiktoken@0.11.0:o200k_base": ("raised", "builtins.ValueError"),
     }, failed
+
+
+def test_a_case_scoped_to_one_release_runs_on_every_release_unless_its_version_is_a_glob() -> None:
+    # issue 22: cases scoped to js-tiktoken@1.0.21:* never ran on js-tiktoken@1.0.7:*, so the
+    # older release looked fixed where it has the same bugs
+    from harness.cases.loader import load_cases
+    from harness.cases.match import case_applies_to
+
+    (case,) = [c for c in load_cases() if c.id == "gpt-tokenizer-bom-token-not-found"]
+    assert case_applies_to(case, "js-tiktoken@1.0.7:cl100k_base", "cl100k_base")
+    assert case_applies_to(case, "gpt-tokenizer@2.9.0:o200k_base", "o200k_base")
+    assert not case_applies_to(case, "tiktoken:cl100k_base", "cl100k_base")
+    from dataclasses import replace
+
+    pinned = replace(case, adapters=("js-tiktoken@1.0.2[1]:*",))
+    assert case_applies_to(pinned, "js-tiktoken@1.0.21:cl100k_base", "cl100k_base")
+    assert not case_applies_to(pinned, "js-tiktoken@1.0.7:cl100k_base", "cl100k_base")
