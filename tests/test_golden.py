@@ -297,3 +297,39 @@ def test_a_change_a_shipped_case_documents_says_so() -> None:
                         "a<|endoftext|>", "o200k_base") is None
     assert known_change(cases, "tiktoken@0.9.0:cl100k_base", "tiktoken:cl100k_base", "_encode_bytes", "a\ud83d",
                         "cl100k_base") is None
+
+
+def _contents(path: Path) -> tuple[list, list]:
+    head, inputs = read_golden(path)
+    adapters = [(a.name, a.version, a.attributes) for a in head.adapters]
+    return adapters, [(i.source, i.text, i.outcomes) for i in inputs]
+
+
+def test_a_snapshot_stopped_by_sigterm_keeps_a_partial_golden_that_resume_completes(tmp_path: Path) -> None:
+    # issue 22: Ctrl-C printed a traceback and kept nothing
+    flags = ["snapshot", "--impl", "tiktoken:gpt2", "--max-examples", "200"]
+    whole = tmp_path / "whole.tokconf"
+    assert tokconf(*flags, "-o", str(whole), "--quiet").returncode == 0
+    golden = tmp_path / "g.tokconf"
+    process = subprocess.Popen([sys.executable, "-m", "harness", *flags, "-o", str(golden)], cwd=REPO,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen = ""
+    while "snapshot: 20 inputs" not in seen:  # progress comes input by input
+        char = process.stderr.read(1)
+        assert char, seen
+        seen += char
+    process.send_signal(signal.SIGTERM)
+    _, rest = process.communicate(timeout=600)
+    assert process.returncode == 128 + signal.SIGTERM, seen + rest
+    assert "--resume" in rest and not golden.exists()
+    partial = Path(f"{golden}.partial")
+    _, kept = _contents(partial)
+    _, expected = _contents(whole)
+    assert 20 <= len(kept) < len(expected) and kept == expected[:len(kept)]
+    # another command cannot resume it
+    other = tokconf("snapshot", "--impl", "tiktoken:gpt2", "--max-examples", "50", "-o", str(golden), "--resume")
+    assert other.returncode == 2 and "input options" in other.stderr
+    done = tokconf(*flags, "-o", str(golden), "--resume", "--quiet")
+    assert done.returncode == 0, done.stderr
+    assert _contents(golden) == _contents(whole) and not partial.exists()
+    assert tokconf("gate", str(golden), "--quiet").returncode == 0
