@@ -20,7 +20,7 @@ from typing import Any
 
 from harness.generate.long_inputs import LongOptions, long_text
 
-__all__ = ["LongUnit", "bounded_calls", "describe_reach", "run_unit"]
+__all__ = ["UNBOUNDED_NOTE", "LongUnit", "bounded_calls", "describe_reach", "run_unit", "unbounded"]
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,15 @@ class LongUnit:
     options: LongOptions
 
 
+#: the note of a run whose in-process adapters ran the tier with nothing to stop a call
+UNBOUNDED_NOTE = "long inputs: --no-isolate, so the adapters of this process ran them with no per-call timeout"
+
+
+def unbounded(selected: Any) -> bool:
+    """Whether nothing bounds the calls of this run's in-process adapters (``--no-isolate``)."""
+    return selected.isolation is None or selected.isolation.mode == "none"
+
+
 def bounded_calls(runner: Any, name: str) -> Any:
     """``name``'s calls under the per-call timeout: a worker of its own when it runs in
     this process (kept for the rest of the run, so shrinking a long finding is bounded
@@ -40,12 +49,11 @@ def bounded_calls(runner: Any, name: str) -> Any:
 
     selected = runner.selected
     current = selected.calls[name]
-    isolation = selected.isolation
-    if current.batches or isolation is None or isolation.mode == "none":
+    if current.batches or unbounded(selected):
         return current
     from harness.worker.client import WorkerExecutor
 
-    bounded = Calls(WorkerExecutor(name, isolation))
+    bounded = Calls(WorkerExecutor(name, selected.isolation))
     selected.calls[name] = bounded
     return bounded
 

@@ -54,7 +54,7 @@ from harness.checks.base import AGREE, ORDINARY, SKIP, UNSUPPORTED, Finding, Res
 from harness.checks import TEXT_CHECKS, run_text_check
 from harness.run.evidence import gather
 from harness.run.judging import Documentation
-from harness.run.long_tier import LongUnit, describe_reach
+from harness.run.long_tier import UNBOUNDED_NOTE, LongUnit, describe_reach, unbounded
 from harness.run.parallel import CASES_PER_TASK, TEXTS_PER_TASK, GeneratedUnit, Jobs, chunked
 from harness.run.result import Cell, DivergenceRecord, RunResult
 from harness.run.selection import Selected, SelectionError
@@ -248,20 +248,15 @@ class Runner:
         doc = documented_for(case, adapter.name, check, adapter.info.declares_like)
         cell = self.cell(adapter.name, check)
         if isinstance(result, Finding):
-            # each kind the check saw is judged on its own: the documented one is
-            # reproduced, any other is a finding of its own (issue 22)
+            # each kind the check saw is judged on its own (issue 22)
             parts = result.each_kind()
             matched = next((p for p in parts if doc is not None and doc.kind in (None, p.kind)), None)
+            cell.inputs += int(matched is not None or in_domain)
             if matched is not None:
-                cell.inputs += 1
-                record = self.record(matched, adapter, reference, status="documented", origin="case", case=case.id,
-                                     doc=doc)
+                record = self.record(matched, adapter, reference, status="documented", origin="case", case=case.id, doc=doc)
                 self.documentation.add(adapter.name, check, matched.kind, case.text, domain=doc.domain, record=record)
-            elif in_domain:
-                cell.inputs += 1
             if in_domain:
-                self._pending += [Candidate(p, case.policy, reference.name, "case", case.id)
-                                  for p in parts if p is not matched]
+                self._pending += [Candidate(p, case.policy, reference.name, "case", case.id) for p in parts if p is not matched]
             if doc is not None and matched is None:  # it declared another kind: that one did not reproduce
                 self._record_stale(case, adapter, reference, check, doc, result)
             return
@@ -348,8 +343,7 @@ class Runner:
         self.coverage.observe(text, adapter, ORDINARY, trace=trace)
 
     def run_long(self, options: LongOptions = LongOptions()) -> None:
-        """The long tier (:mod:`harness.run.long_tier`): every size of each (encoding, kind) on every
-        adapter, each under the per-call timeout."""
+        """The long tier (:mod:`harness.run.long_tier`): every size on every adapter, under the timeout."""
         self.phase = "long"
         units = []
         for encoding in self.selected.encodings():
@@ -360,10 +354,8 @@ class Runner:
             names = [reference] + [n for n in names if n != reference]
             units += [LongUnit(kind, tuple(names), reference, options) for kind in options.kinds]
         self.long_reach = {}
-        isolation = self.selected.isolation
-        if units and (isolation is None or isolation.mode == "none"):
-            self.notes.append("long inputs: --no-isolate, so the adapters of this process ran them with no "
-                              "per-call timeout")
+        if units and unbounded(self.selected):
+            self.notes.append(UNBOUNDED_NOTE)
         self.jobs.run("long", [[u] for u in units], progress=lambda n: self.progress("long", n, len(units)))
         for name in sorted(self.long_reach):
             note = describe_reach(name, self.long_reach[name], max(options.lengths))
