@@ -75,6 +75,10 @@ def test_one_run_finds_each_change_in_the_release_that_made_it(ladder: dict[str,
 
 
 @pytest.mark.network
+@pytest.mark.skipif(not os.environ.get("TOKCONF_SLOW_LADDER"),
+                    reason="the whole API surface of five releases on a million letters, under a 60 s timeout per "
+                           "call: it had not finished after 18 minutes on a loaded 2-core machine, too long for CI; "
+                           "set TOKCONF_SLOW_LADDER=1 to run it")
 def test_the_long_tier_tries_a_million_letters_on_every_release(ladder: dict[str, str],
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     # o200k_base on a million letters: a panic in 0.9.0 and 0.10.0 (after minutes on 10^5
@@ -89,8 +93,9 @@ def test_the_long_tier_tries_a_million_letters_on_every_release(ladder: dict[str
     monkeypatch.setenv("TOKCONF_CACHE_DIR", ladder["TOKCONF_CACHE_DIR"])
     registry = default_registry()
     names = ["tiktoken:o200k_base"] + [f"tiktoken@{v}:o200k_base" for v in LADDER]
-    # a whole API surface of a million characters is one call: 0.13.0 takes ~2.5 s a path
-    isolation = Isolation(timeout_s=900.0, setup=WorkerSetup.from_registry(registry))
+    # the per-call timeout bounds what is slow (a whole API surface of a million characters
+    # is one call: 0.10.0 has a path that runs for minutes); what is asserted fails at once
+    isolation = Isolation(timeout_s=60.0, setup=WorkerSetup.from_registry(registry))
     selected = select(registry, impls=names, isolation=isolation)
     try:
         runner = Runner(selected, max_shrink_calls=0)
