@@ -64,10 +64,10 @@ def test_an_environment_registers_versioned_adapters_that_run_in_its_interpreter
     (row,) = [a for a in data["adapters"] if a["name"] == f"tiktoken@{version}:cl100k_base"]
     assert row["version"] == version and "worker process (environment here)" in row["isolated"]
     # the surface was walked: every path agrees but encode_to_numpy on a lone surrogate,
-    # which tiktoken documents against itself (cases/tiktoken-numpy.yaml)
+    # which tiktoken documents against itself under each policy (cases/tiktoken-numpy.yaml)
     assert data["matrix"][row["name"]]["api-surface"]["status"] == "documented"
     assert {d["case"] for d in data["divergences"] if d["adapter"] == row["name"]} == {
-        f"tiktoken-encode-to-numpy-lone-surrogate-{p}-cl100k" for p in ("default", "all", "ordinary")}
+        f"tiktoken-encode-to-numpy-lone-surrogate-{p}-cl100k" for p in ("default", "all", "ordinary", "one")}
     done = tokconf("run", "--impl", f"tiktoken@{version}:o200k_harmony", "--out", str(out), env=here_env)
     assert done.returncode == 2 and "planted: lacks it" in done.stderr
     listed = tokconf("env", "list", env=here_env).stdout
