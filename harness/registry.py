@@ -265,14 +265,15 @@ class Registry:
         return adapter
 
     def provenance(self, name: str) -> Provenance:
-        """What exactly ``name`` is: the built adapter's own account (its distribution,
-        the files it read), plus the plugin file that registered it."""
+        """What ``name`` is: the adapter's own account (distribution, files read), plus its plugin file."""
         spec = self.spec(name)
         adapter = self._built.get(spec.name) or self._built.get(name)
+        # another environment's adapter: its spec's version ran, not this process's library (issue 22)
+        unbuilt = Provenance(spec.library or None, spec.version) if spec.version else Provenance.of(spec.library)
         try:
-            own = adapter.provenance() if adapter is not None else Provenance.of(spec.library)
+            own = adapter.provenance() if adapter is not None else unbuilt
         except Exception:  # noqa: BLE001 - a foreign override must not sink the report
-            own = Provenance.of(spec.library)
+            own = unbuilt
         plugin = self._plugin_provenance.get(spec.provider)
         return own.adding(plugin) if plugin is not None else own
 

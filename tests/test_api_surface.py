@@ -38,9 +38,17 @@ def test_tiktoken_surface_is_every_path_exactly() -> None:
     assert s["decode_tokens_bytes"].value == (b"hi <|endoftext|>\xc3\xa9\xef\xbf\xbd", (2, 1, 13, 2, 3))
     assert s["decode_with_offsets"].value == ("hi <|endoftext|>\u00e9\ufffd", (0, 2, 3, 16, 17))
     assert s["encode_single_token[pieces]"].value == ids
-    # numpy is not a dependency: the path is unsupported, not an error of tiktoken
-    assert s["encode_to_numpy[all]"].is_unsupported
-    assert check_api_surface(Subject(TEXT, ORDINARY, calls("tiktoken:cl100k_base"), calls("tiktoken:cl100k_base"))) == AGREE
+    # numpy is a dependency (issue 22): encode_to_numpy is walked, and it does not repair a
+    # lone surrogate as encode does (cases/tiktoken-numpy.yaml); each policy's path is a
+    # symptom of its own, every one kept, the first naming the finding
+    assert (s["encode_to_numpy[all]"].category, s["encode_to_numpy[all]"].native_type) == (
+        "unencodable-text", "builtins.UnicodeEncodeError")
+    found = check_api_surface(Subject(TEXT, ORDINARY, calls("tiktoken:cl100k_base"), calls("tiktoken:cl100k_base")))
+    assert isinstance(found, Finding)
+    assert found.kinds == tuple(f"inconsistent:encode_to_numpy[{p}]~encode[{p}]:raised:unencodable-text|ok"
+                                for p in ("all", "ordinary", "one"))
+    assert found.kind == found.kinds[0] and [f.kind for f in found.each_kind()] == list(found.kinds)
+    assert check_api_surface(Subject("hi", ORDINARY, calls("tiktoken:cl100k_base"), calls("tiktoken:cl100k_base"))) == AGREE
 
 
 def test_tokenizers_surface_has_offsets_tokens_and_both_special_switches() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -222,3 +223,113 @@ def test_long_cases_join_a_snapshot_only_with_long_inputs_that_reach_their_lengt
     up_to = {i.source for i in case_inputs(max_long=10_000)} & set(long_cases)
     assert up_to == {name for name, n in long_cases.items() if n <= 10_000}
     assert {i.source for i in case_inputs(max_long=1_000_000)} >= set(long_cases)
+
+
+def _noisy(golden: Path, target: Path) -> tuple[str, str, int]:
+    """A copy of ``golden`` as an old release without numpy would have made it: every
+    encode_to_numpy[all] unsupported; one early input whose encode_single_token[text] failed
+    otherwise; one late input whose encode[default] gave other IDs."""
+    head, stream = read_golden(golden)
+    inputs = list(stream)
+    items = [item for item in inputs if item.text]
+    early = next(i.source for i in items if i.outcomes["tiktoken:gpt2"]["encode_single_token[text]"].kind == "raised")
+    late = items[-1].source
+    missing = Outcome.raised("unsupported", "builtins.ModuleNotFoundError", "No module named 'numpy'")
+    numpy_paths = 0
+    with GoldenWriter(target, head) as writer:
+        for item in inputs:
+            outcomes = {a: dict(p) for a, p in item.outcomes.items()}
+            paths = outcomes["tiktoken:gpt2"]
+            for path in [p for p in paths if p.startswith("encode_to_numpy[all]")]:
+                paths[path] = missing
+                numpy_paths += 1
+            if item.source == early:  # it raised, as it should: now another kind of failure
+                paths["encode_single_token[text]"] = Outcome.raised("internal-error", "builtins.RuntimeError", "planted")
+            if item.source == late:
+                paths["encode[default]"] = Outcome.ok((1, 2, 3))
+            writer.add(item.source, item.text, outcomes)
+    return early, late, numpy_paths
+
+
+def test_gate_lists_changed_answers_first_and_a_path_that_appeared_as_one_line(golden: Path, tmp_path: Path) -> None:
+    # issue 22: 200 rows of "now supported encode_to_numpy" came first and the real
+    # changes only under "... and 2857 more"
+    target = tmp_path / "noisy.tokconf"
+    early, late, numpy_paths = _noisy(golden, target)
+    assert numpy_paths > 10
+    data = json.loads(tokconf("gate", str(target), "--json").stdout)
+    assert data["exit"] == 1
+    rows = [(c["kind"], c["source"], c["path"]) for c in data["changes"]]
+    # the late input's changed IDs before the early input's changed failure; nothing else
+    assert rows == [("IDs changed", late, "encode[default]"), ("category changed", early, "encode_single_token[text]")]
+    assert [c["severity"] for c in data["changes"]] == [0, 1]
+    (summary,) = data["summaries"]
+    assert (summary["kind"], summary["path"], summary["inputs"]) == ("now supported", "encode_to_numpy[all]", numpy_paths)
+    assert summary["why"] == "builtins.ModuleNotFoundError"  # a golden keeps the type, not the message
+    assert data["changes_total"] == 2 + numpy_paths
+    text = tokconf("gate", str(target), "--quiet").stdout
+    assert text.index("[IDs changed]") < text.index("[category changed]") < text.index("[now supported]")
+    assert text.count("[now supported]") == 1 and "not documented by a shipped case" in text
+    # each change's command re-runs that input and path alone, and exits 1 while it differs
+    for change in data["changes"]:
+        command = shlex.split(change["command"])
+        assert command[:3] == ["tokconf", "gate", str(target)]
+        again = tokconf(*command[1:], "--json")
+        assert again.returncode == 1, again.stderr
+        assert [(c["source"], c["path"]) for c in json.loads(again.stdout)["changes"]] == [
+            (change["source"], change["path"])]
+    assert tokconf("gate", str(golden), "--input", late, "--path", "encode[default]", "--quiet").returncode == 0
+
+
+def test_a_change_a_shipped_case_documents_says_so() -> None:
+    from harness.cases.loader import load_cases
+    from harness.golden.known import known_change
+
+    cases = load_cases()
+    fix = known_change(cases, "tiktoken@0.9.0:cl100k_base", "tiktoken:cl100k_base", "_encode_bytes", "\ud83d",
+                       "cl100k_base")
+    assert fix == {"case": "tiktoken-0.9.0-encode-bytes-invalid-start-cl100k", "as": "known fix"}
+    numpy = known_change(cases, "tiktoken@0.10.0:o200k_base", "tiktoken:o200k_base", "encode_to_numpy[ordinary]",
+                         "a<|endoftext|>", "o200k_base")
+    assert numpy == {"case": "tiktoken-0.9-0.10-encode-to-numpy-special-literal-o200k", "as": "known fix"}
+    # 0.11.0 never had that bug; and an input outside the documented domain is not known
+    assert known_change(cases, "tiktoken@0.11.0:o200k_base", "tiktoken:o200k_base", "encode_to_numpy[ordinary]",
+                        "a<|endoftext|>", "o200k_base") is None
+    assert known_change(cases, "tiktoken@0.9.0:cl100k_base", "tiktoken:cl100k_base", "_encode_bytes", "a\ud83d",
+                        "cl100k_base") is None
+
+
+def _contents(path: Path) -> tuple[list, list]:
+    head, inputs = read_golden(path)
+    adapters = [(a.name, a.version, a.attributes) for a in head.adapters]
+    return adapters, [(i.source, i.text, i.outcomes) for i in inputs]
+
+
+def test_a_snapshot_stopped_by_sigterm_keeps_a_partial_golden_that_resume_completes(tmp_path: Path) -> None:
+    # issue 22: Ctrl-C printed a traceback and kept nothing
+    flags = ["snapshot", "--impl", "tiktoken:gpt2", "--max-examples", "200"]
+    whole = tmp_path / "whole.tokconf"
+    assert tokconf(*flags, "-o", str(whole), "--quiet").returncode == 0
+    golden = tmp_path / "g.tokconf"
+    process = subprocess.Popen([sys.executable, "-m", "harness", *flags, "-o", str(golden)], cwd=REPO,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen = ""
+    while "snapshot: 20 inputs" not in seen:  # progress comes input by input
+        char = process.stderr.read(1)
+        assert char, seen
+        seen += char
+    process.send_signal(signal.SIGTERM)
+    _, rest = process.communicate(timeout=600)
+    assert process.returncode == 128 + signal.SIGTERM, seen + rest
+    assert "--resume" in rest and not golden.exists()
+    partial = Path(f"{golden}.partial")
+    _, kept = _contents(partial)
+    _, expected = _contents(whole)
+    assert 20 <= len(kept) < len(expected) and kept == expected[:len(kept)]
+    # another command cannot resume it
+    other = tokconf("snapshot", "--impl", "tiktoken:gpt2", "--max-examples", "50", "-o", str(golden), "--resume")
+    assert other.returncode == 2 and "input options" in other.stderr
+    done = tokconf(*flags, "-o", str(golden), "--resume", "--quiet")
+    assert done.returncode == 0, done.stderr
+    assert _contents(golden) == _contents(whole) and not partial.exists()
+    assert tokconf("gate", str(golden), "--quiet").returncode == 0

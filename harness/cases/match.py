@@ -18,7 +18,7 @@ from typing import Iterable, Mapping, Sequence, TypeVar
 
 from harness.cases.model import Case, DocumentedDivergence, ExpectedError
 
-__all__ = ["adapter_matches", "case_applies_to", "documented_for", "expectation_for", "lookup",
+__all__ = ["adapter_matches", "any_release", "case_applies_to", "documented_for", "expectation_for", "lookup",
            "unknown_adapter_kinds"]
 
 T = TypeVar("T")
@@ -44,11 +44,30 @@ def _matches(pattern: str, adapter: str, also: Sequence[str]) -> bool:
     return adapter_matches(pattern, adapter) or any(adapter_matches(pattern, a) for a in also)
 
 
+def any_release(pattern: str) -> str:
+    """A case's adapter pattern that names one release, widened to every release of that
+    package: a case written against ``js-tiktoken@1.0.21:*`` runs on ``js-tiktoken@1.0.7:*``
+    too, so an older release with the same bug does not look fixed (issue 22). A version
+    written as a glob (``js-tiktoken@1.0.2[1]:*``) says otherwise and stays as it is.
+
+    >>> any_release("js-tiktoken@1.0.21:*"), any_release("tiktoken@0.9.0:cl100k_base")
+    ('js-tiktoken@*:*', 'tiktoken@*:cl100k_base')
+    >>> any_release("js-tiktoken@1.0.2[1]:*"), any_release("hf:*")
+    ('js-tiktoken@1.0.2[1]:*', 'hf:*')
+    """
+    kind, colon, rest = pattern.partition(":")
+    package, at, version = kind.partition("@")
+    if not at or not colon or not version or any(ch in version for ch in "*?["):
+        return pattern
+    return f"{package}@*:{rest}"
+
+
 def case_applies_to(case: Case, adapter: str, encoding: str, also: Sequence[str] = ()) -> bool:
-    """Whether ``case`` runs on this adapter (both ``encodings`` and ``adapters`` must allow it)."""
+    """Whether ``case`` runs on this adapter (both ``encodings`` and ``adapters`` must allow
+    it); a pattern naming one release names every release (:func:`any_release`)."""
     if case.encodings is not None and encoding not in case.encodings:
         return False
-    return case.adapters is None or any(_matches(p, adapter, also) for p in case.adapters)
+    return case.adapters is None or any(_matches(any_release(p), adapter, also) for p in case.adapters)
 
 
 def _score(key: str, adapter: str, encoding: str, also: Sequence[str] = ()) -> tuple[int, int]:

@@ -31,8 +31,10 @@ JavaScript adapters of :mod:`implementations.javascript`). Three things are judg
    computes it with Python tiktoken (:func:`_chat_count`). Kind
    ``count:encodeChat[user]:<shape>|<shape>``.
 
-One finding per input: the first difference in path order names the kind; the detail
-lists every differing path.
+One finding per input: the first difference in path order names the kind, every other
+difference's kind is kept in :attr:`~harness.checks.base.Finding.kinds` (judged each on
+its own, so a second symptom never hides the first); the detail lists every differing
+path.
 """
 
 from __future__ import annotations
@@ -309,13 +311,13 @@ def check_api_surface(subject: Subject) -> Result:
     family = subject.adapter.info.capabilities.api_surface or ""
     problems: list[str] = []
     outcomes: list[tuple[str, Outcome]] = []
-    kind = ""
+    kinds: list[str] = []
     for path, source, got, want in _inconsistencies(family, mine, subject.text, subject.adapter):
-        kind = kind or f"inconsistent:{path}~{source}:{shape(got)}|{shape(want)}"
+        kinds.append(f"inconsistent:{path}~{source}:{shape(got)}|{shape(want)}")
         problems.append(f"{path} gives {got.describe()[:160]}, but {source} implies {want.describe()[:160]}")
         outcomes += [(f"{subject.name} {path}", got), (f"{subject.name} {source} implies", want)]
     for path, source, got, want in _chat_count(mine, subject):
-        kind = kind or f"count:{path}:{shape(got)}|{shape(want)}"
+        kinds.append(f"count:{path}:{shape(got)}|{shape(want)}")
         problems.append(f"{path} counts {got.describe()[:160]} tokens, but {source} counts {want.describe()[:160]}")
         outcomes += [(f"{subject.name} {path} count", got), (f"{source}", want)]
     reference = subject.reference
@@ -327,7 +329,7 @@ def check_api_surface(subject: Subject) -> Result:
         for path, got, want in _changes(family, mine, theirs, native=same_language):
             presence = _presence(path, got, want)
             if presence is not None:
-                kind = kind or presence
+                kinds.append(presence)
                 have = got if got is not None else want
                 problems.append(f"{path}: {presence.split(':', 1)[0]} ({subject.name} "
                                 f"{'lacks it' if got is None else got.describe()[:80]}, {reference.name} "
@@ -337,12 +339,13 @@ def check_api_surface(subject: Subject) -> Result:
                 continue
             if got is None or want is None:
                 continue  # _presence named every absent path; this only narrows the types
-            kind = kind or f"changed:{path}:{_label(got)}|{_label(want)}"
+            kinds.append(f"changed:{path}:{_label(got)}|{_label(want)}")
             problems.append(f"{path}: {got.describe()[:160]} where {reference.name} gives {want.describe()[:160]}")
             outcomes += [(f"{subject.name} {path}", got), (f"{reference.name} {path}", want)]
     if not problems:
         return AGREE if mine else SKIP
     ids = tuple((label, o.value) for label, o in outcomes[:2]
                 if o.is_ok and isinstance(o.value, tuple) and all(type(i) is int for i in o.value))
-    return subject.finding("api-surface", kind, "; ".join(problems), outcomes=tuple(outcomes[:8]),
-                           ids=ids if len(ids) == 2 else ())
+    kinds = list(dict.fromkeys(kinds))
+    return subject.finding("api-surface", kinds[0], "; ".join(problems), outcomes=tuple(outcomes[:8]),
+                           ids=ids if len(ids) == 2 else (), kinds=tuple(kinds) if len(kinds) > 1 else ())

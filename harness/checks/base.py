@@ -20,7 +20,7 @@ reproduced in a case explains later generated inputs of the same (adapter, check
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Literal, Union
 
 from harness.calls import Calls
@@ -79,6 +79,20 @@ class Finding:
     decode_ids: tuple[int, ...] | None = None
     #: whether another text can show it (not so for a case's own expectations and probes)
     shrinkable: bool = True
+    #: every kind the check saw on this input, ``kind`` first (empty: ``kind`` alone); a
+    #: second symptom never hides the first (issue 22: tiktoken 0.9.0's ``_encode_bytes``
+    #: bug and ``encode_to_numpy``'s on one lone surrogate)
+    kinds: tuple[str, ...] = ()
+
+    def each_kind(self) -> list[Finding]:
+        """One finding per kind this one showed (itself when it showed one)."""
+        if len(self.kinds) < 2:
+            return [self]
+        return [replace(self, kind=k, kinds=()) for k in self.kinds]
+
+    def shows(self, kind: str) -> bool:
+        """Whether this finding showed ``kind`` (as its first kind or another)."""
+        return kind == self.kind or kind in self.kinds
 
 
 Result = Union[Literal["agree", "skip", "unsupported"], Finding]

@@ -28,6 +28,10 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
     add.add_argument("--name", help="the environment's name (default: from the requirements)")
     add.add_argument("--installer", choices=["uv", "pip"], help="default: uv when installed, else pip")
     add.add_argument("--quiet", action="store_true", help="do not echo the install commands")
+    add.add_argument("--ladder", action="store_true",
+                     help="one environment per release: 'tiktoken>=0.9,<=0.14' (every release the package "
+                          "index has in the range) or 'tiktoken==0.9.0,0.10.0'; releases already in an "
+                          "environment are kept (for tokconf run --ladder)")
     add.add_argument("--exist-ok", action="store_true",
                      help="an environment of that name holding exactly these requirements is kept as it is "
                           "(for CI caches); one holding other requirements is still an error")
@@ -67,6 +71,8 @@ def _add(args: argparse.Namespace) -> int:
         raise EnvError("an environment is either Python or Node: give the npm: requirements and the Python "
                        "ones to two `tokconf env add` commands")
     log = (lambda line: None) if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+    if args.ladder:
+        return _add_ladder(requirements, log=log)
     if args.exist_ok:
         name = args.name or (default_npm_name(requirements) if all(npm) else default_name(requirements))
         existing = next((e for e in load_all() if e.name == name), None)
@@ -85,11 +91,26 @@ def _add(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _add_ladder(specs: list[str], *, log) -> int:
+    from harness.envs.ladder import make_rungs, parse_ladder
+
+    if len(specs) != 1:
+        raise UsageError("env add --ladder takes one ladder, e.g. 'tiktoken>=0.9,<=0.14'; run it once per library")
+    ladder = parse_ladder(specs[0])
+    rungs = make_rungs(ladder, log=log, from_index=True)
+    print(f"ladder {ladder.library}: {len(rungs)} release(s) in environments: {', '.join(rungs)}")
+    for version, env in rungs.items():
+        print(f"environment {env.name}: {ladder.library} {version}")
+    return EXIT_OK
+
+
 def _print_adapters(env) -> None:
     width = max((len(a.name) for a in env.adapters), default=10)
     for a in env.adapters:
         state = "available" if a.reason is None else f"unavailable: {a.reason}"
         print(f"  {a.name:<{width}}  {a.encoding:<14} {state}")
+    for requirement, why in env.api_requirements:
+        print(f"  also installed: {requirement} ({why})")
     for note in env.notes:
         print(f"  note: {note}")
 

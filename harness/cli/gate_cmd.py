@@ -32,6 +32,11 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", metavar="PAGE.html", help="also write the changes as an HTML page")
     parser.add_argument("--max-changes", type=int, default=10_000, metavar="N",
                         help="list at most N changes (all are counted; default 10000)")
+    parser.add_argument("--input", metavar="SOURCE", dest="only_input",
+                        help="re-run only the golden's input with this source (case:ID, generated:N, long:..., "
+                             "attributes); with --path, what each listed change's command does")
+    parser.add_argument("--path", metavar="PATH", dest="only_path",
+                        help="compare only this API path (encode[all], _encode_bytes, ...)")
     parser.add_argument("--quiet", action="store_true", help="no progress")
     parser.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS",
                         help="per call of an isolated adapter; a whole API surface is one call (default 600)")
@@ -72,7 +77,8 @@ def run(args: argparse.Namespace) -> int:
         corpus = corpus_inputs(args.corpus, options) if args.corpus else None
         with golden_records(args, selected, dask=dask) as records:
             result = run_gate(args.golden, selected, corpus=corpus, max_changes=args.max_changes, progress=progress,
-                              records=records)
+                              records=records, only_input=args.only_input, only_path=args.only_path,
+                              cases=_shipped_cases())
     except (GoldenError, CorpusError) as exc:
         raise UsageError(str(exc)) from exc
     finally:
@@ -90,6 +96,17 @@ def run(args: argparse.Namespace) -> int:
         if args.output:
             print(f"wrote {args.output}")
     return result.exit_code if result.exit_code else EXIT_OK
+
+
+def _shipped_cases() -> list:
+    """The shipped cases, to say which changes they document (none if they cannot load:
+    a gate never fails for want of its annotations)."""
+    from harness.cases.loader import CaseFileError, load_cases
+
+    try:
+        return load_cases()
+    except CaseFileError:
+        return []
 
 
 def _progress(count: int) -> None:

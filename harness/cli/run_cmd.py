@@ -22,6 +22,7 @@ from harness.cli.interrupts import catch_stops
 from harness.cli.corpus_phase import add_executor_options, check_executor_options
 from harness.cli.inputs import add_corpus_options, corpus_options
 from harness.cli.isolation import add_isolation_arguments
+from harness.cli.ladder_args import add_ladder_argument, report_ladders, resolve_ladders
 
 
 def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
@@ -63,6 +64,7 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile-harness", action="store_true",
                         help="print where the time went (adapter calls, adapter builds, the harness "
                              "itself) and peak memory; also written as harness-profile.json")
+    add_ladder_argument(parser)
     add_isolation_arguments(parser)
     add_corpus_options(parser)
     add_executor_options(parser)
@@ -147,6 +149,7 @@ def run(args: argparse.Namespace) -> int:
     from harness.engine.execute import execute
     from harness.engine.plan import PlanError
 
+    args, ladders = resolve_ladders(args, log=lambda line: print(line, file=sys.stderr, flush=True))
     plan = plan_from_args(args)
     progress = Progress(sys.stderr, enabled=not args.quiet)
     try:
@@ -166,6 +169,7 @@ def run(args: argparse.Namespace) -> int:
         outcome.profile.report(sys.stderr)
     for lost in outcome.lost:
         print(f"shard lost: {lost}", file=sys.stderr)
+    report_ladders(ladders, outcome.data, [outcome.folder, outcome.latest])
     from harness.cli.closing import print_closing
 
     # the exit code, the page's verdict and this line come from one function (issue 21)

@@ -1,9 +1,10 @@
 """Make an environment: a virtual environment, the requirements, a probe, a manifest.
 
 ``uv`` is used when it is on ``PATH`` (much faster), else ``python -m venv`` and that
-environment's own ``pip``. Besides the requirements only ``regex`` is installed (the
+environment's own ``pip``. Besides the requirements, ``regex`` is installed (the
 tiktoken adapter pre-tokenizes with it; tokconf's engine needs nothing else, see
-:mod:`harness.envs`). The environment is built in its final folder but registered only
+:mod:`harness.envs`), and what the library's public API needs to run every path
+(:data:`API_REQUIREMENTS`: numpy for tiktoken), recorded in the manifest. The environment is built in its final folder but registered only
 when its manifest is written, last; a failed or interrupted ``env add`` leaves a
 half-made folder that is never used and that the next ``env add`` of that name replaces.
 """
@@ -33,10 +34,18 @@ from harness.envs.store import (
     save,
 )
 
-__all__ = ["WORKER_REQUIREMENTS", "create", "requirement_name"]
+__all__ = ["API_REQUIREMENTS", "WORKER_REQUIREMENTS", "api_requirements", "create", "requirement_name"]
 
 #: What the worker needs in an environment besides the user's requirements.
 WORKER_REQUIREMENTS: tuple[str, ...] = ("regex",)
+#: What a library's public API needs to run every path, by the library's distribution name,
+#: with why: installed beside it, so that a path never fails for want of a module that any
+#: user of that path has (tiktoken declares numpy nowhere, yet ``Encoding.encode_to_numpy``
+#: imports it on every call). transformers and tokenizers need nothing more for tokconf's
+#: paths: transformers requires numpy itself.
+API_REQUIREMENTS: dict[str, tuple[tuple[str, str], ...]] = {
+    "tiktoken": (("numpy", "tiktoken's Encoding.encode_to_numpy imports numpy"),),
+}
 _REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*([<>=!~;@].*)?$")
 
 
@@ -50,6 +59,19 @@ def requirement_name(requirement: str) -> str:
     if not match:
         raise EnvError(f"{requirement!r} is not a requirement like 'tiktoken==0.9.0' or 'transformers<5'")
     return match.group(1)
+
+
+def api_requirements(libraries: list[str]) -> tuple[tuple[str, str], ...]:
+    """What the public APIs of ``libraries`` need besides them, with why (each once).
+
+    >>> api_requirements(["Tiktoken", "tokenizers"])
+    (('numpy', "tiktoken's Encoding.encode_to_numpy imports numpy"),)
+    """
+    found: dict[str, str] = {}
+    for library in libraries:
+        for requirement, why in API_REQUIREMENTS.get(normalise(library), ()):
+            found.setdefault(requirement, why)
+    return tuple(found.items())
 
 
 def _python_of(venv: Path) -> Path:
@@ -70,6 +92,8 @@ def create(requirements: list[str], *, name: str | None = None, log: Callable[[s
     if not requirements:
         raise EnvError("name at least one requirement, e.g. `tokconf env add 'tiktoken==0.9.0'`")
     libraries = [requirement_name(r) for r in requirements]
+    api = api_requirements(libraries)
+    extra = [r for r, _ in api if normalise(r) not in {normalise(n) for n in libraries}]
     name = check_name(name or default_name(requirements))
     folder = envs_root() / name
     if (folder / MANIFEST).exists():
@@ -84,17 +108,17 @@ def create(requirements: list[str], *, name: str | None = None, log: Callable[[s
         if tool == "uv":
             uv = shutil.which("uv") or "uv"
             _run([uv, "venv", "--quiet", "--python", sys.executable, str(venv)], "uv venv", log)
-            _run([uv, "pip", "install", "--quiet", "--python", str(python), *requirements, *WORKER_REQUIREMENTS],
-                 "uv pip install", log)
+            _run([uv, "pip", "install", "--quiet", "--python", str(python), *requirements, *extra,
+                  *WORKER_REQUIREMENTS], "uv pip install", log)
         else:
             _run([sys.executable, "-m", "venv", str(venv)], "python -m venv", log)
             _run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *requirements,
-                  *WORKER_REQUIREMENTS], "pip install", log)
+                  *extra, *WORKER_REQUIREMENTS], "pip install", log)
         found = probe(python, libraries)
+        adapters = found_adapters(found["adapters"], name=name)
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
-    adapters, notes = found_adapters(found["adapters"])
     if not adapters:
         shutil.rmtree(folder, ignore_errors=True)
         raise EnvError(f"{', '.join(requirements)} gave no tokconf adapter: tokconf has adapters for the "
@@ -103,7 +127,7 @@ def create(requirements: list[str], *, name: str | None = None, log: Callable[[s
     env = Environment(name=name, folder=str(folder), python=str(python), requirements=tuple(requirements),
                       packages=tuple(sorted(found["packages"].items())), adapters=tuple(adapters),
                       installer=tool, created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-                      notes=tuple(notes))
+                      api_requirements=api)
     save(env)
     return env
 

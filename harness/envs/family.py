@@ -21,13 +21,12 @@ from harness.interface import Adapter, AllowedSpecial, DisallowedSpecial
 from harness.outcomes import Operation, Outcome
 from harness.registry import ENTRY_POINT_GROUP, AdapterSpec, AdapterUnavailable
 from harness.vocab import VOCAB_FILES, cache_dir, vocab_path, vocab_unavailable_reason
-from harness.envs.store import find_adapter, load_all
+from harness.envs.probe import ENVS_PROVIDER_TAIL as _PROVIDER_TAIL
+from harness.envs.store import EnvError, duplicate_message, find_adapter, load_all, providers
 
 __all__ = ["RemoteAdapter", "env_executor", "family", "is_env_spec", "own_entry_points", "verified_vocab_dir"]
 
 _OWN = ("implementations.", "harness.")
-#: what the registry's provider text of this family ends with
-_PROVIDER_TAIL = "harness.envs.family:family"
 
 
 def is_env_spec(spec: AdapterSpec) -> bool:
@@ -60,7 +59,10 @@ def env_executor(name: str, isolation: Any = None) -> Any:
     from harness.worker.client import WorkerExecutor
     from harness.worker.setup import Isolation, WorkerSetup
 
-    found = find_adapter(name)
+    try:
+        found = find_adapter(name)
+    except EnvError as exc:
+        raise AdapterUnavailable(str(exc)) from exc
     if found is None:
         raise AdapterUnavailable(f"no environment provides {name}; `tokconf env list` shows them")
     env, adapter = found
@@ -87,6 +89,10 @@ def env_executor(name: str, isolation: Any = None) -> Any:
     return worker
 
 
+def _refuse(message: str) -> Adapter:
+    raise AdapterUnavailable(message)
+
+
 def _check(env: Any, reason: str | None) -> str | None:
     if reason:
         return reason
@@ -94,15 +100,24 @@ def _check(env: Any, reason: str | None) -> str | None:
 
 
 def family() -> list[AdapterSpec]:
-    """Every Python environment's adapters (the first environment to provide a name keeps
-    it). A Node environment's JavaScript adapters are a family of their own
+    """Every Python environment's adapters (a name two environments provide is listed
+    unavailable, naming both). A Node environment's JavaScript adapters are a family of their own
     (:mod:`implementations.javascript.adapters`): other tokenizers, not other releases."""
     specs: dict[str, AdapterSpec] = {}
+    owners = providers()
     for env in load_all():
         if env.runtime != "python":
             continue
         for adapter in env.adapters:
             if adapter.name in specs:
+                continue
+            if len(owners.get(adapter.name, ())) > 1:
+                # made by an older tokconf, which let a second environment take a name:
+                # listed, never run, with both providers named
+                message = duplicate_message(adapter.name, owners[adapter.name])
+                specs[adapter.name] = AdapterSpec(
+                    name=adapter.name, encoding=adapter.encoding, library=adapter.library, version=adapter.version,
+                    factory=lambda m=message: _refuse(m), description=message, check=lambda m=message: m)
                 continue
             specs[adapter.name] = AdapterSpec(
                 name=adapter.name, encoding=adapter.encoding, library=adapter.library, version=adapter.version,

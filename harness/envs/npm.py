@@ -164,17 +164,17 @@ def create_npm(requirements: list[str], *, name: str | None = None,
               "--loglevel=error",
               *(f"{n}@{v}" if v else n for n, v in specs)], "npm install", log, folder)
         found = probe(folder)
+        adapters = found_adapters(found["adapters"], name=name)
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
     packages = project_packages(folder)
-    adapters, notes = found_adapters(found["adapters"])
     if not adapters:
         shutil.rmtree(folder, ignore_errors=True)
         raise EnvError(f"{', '.join(requirements)} gave no tokconf adapter (installed: {packages})")
     env = Environment(name=name, folder=str(folder), python="", requirements=tuple(requirements),
                       packages=tuple(packages.items()), adapters=tuple(adapters), installer="npm",
                       created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-                      notes=tuple(notes), runtime="node", node_version=found.get("node", "").lstrip("v"))
+                      runtime="node", node_version=found.get("node", "").lstrip("v"))
     save(env)
     return env

@@ -18,6 +18,9 @@ import re
 from types import SimpleNamespace
 import sys
 
+#: what the registry's provider text of environments' own family ends with
+ENVS_PROVIDER_TAIL = "harness.envs.family:family"
+
 
 def normalise(name: str) -> str:
     """PEP 503 normalised distribution name.
@@ -44,6 +47,11 @@ def main(argv: list[str] | None = None) -> int:
     adapters = []
     for spec in registry.specs():
         if not spec.library or normalise(spec.library) not in wanted:
+            continue
+        if spec.provider.endswith(ENVS_PROVIDER_TAIL) or "@" in spec.name.partition(":")[0]:
+            # another environment's adapter, seen because tokconf's own entry points are
+            # on the path here (its source folder holds tokconf.egg-info): registering it
+            # again would nest names, tiktoken@0.9.0@0.10.0:cl100k_base (issue 22)
             continue
         version = library_version(spec.library)
         if version is None:

@@ -19,7 +19,7 @@ from harness.atomic import write_atomic
 from harness.vocab import cache_dir
 
 __all__ = ["EnvAdapter", "EnvError", "Environment", "default_name", "envs_root", "found_adapters", "load", "load_all",
-           "remove", "save", "versioned_name"]
+           "providers", "remove", "save", "versioned_name"]
 
 MANIFEST = "env.json"
 FORMAT = 1
@@ -59,13 +59,16 @@ class Environment:
     runtime: str = "python"
     #: the Node.js version the project was installed with (``node`` environments)
     node_version: str = ""
+    #: what was installed besides the requirements because the library's public API needs
+    #: it to run every path (numpy for tiktoken's encode_to_numpy), with why
+    api_requirements: tuple[tuple[str, str], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {"format": FORMAT, "name": self.name, "folder": self.folder, "python": self.python,
                 "requirements": list(self.requirements), "packages": dict(self.packages),
                 "adapters": [vars(a) for a in self.adapters], "installer": self.installer,
                 "created": self.created, "notes": list(self.notes), "runtime": self.runtime,
-                "node_version": self.node_version}
+                "node_version": self.node_version, "api_requirements": [list(r) for r in self.api_requirements]}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Environment:
@@ -74,7 +77,8 @@ class Environment:
                    adapters=tuple(EnvAdapter(**a) for a in data.get("adapters", ())),
                    installer=data.get("installer", "pip"), created=data.get("created", ""),
                    notes=tuple(data.get("notes", ())), runtime=data.get("runtime", "python"),
-                   node_version=data.get("node_version", ""))
+                   node_version=data.get("node_version", ""),
+                   api_requirements=tuple((r[0], r[1]) for r in data.get("api_requirements", ())))
 
 
 def versioned_name(inner: str, version: str) -> str:
@@ -87,18 +91,37 @@ def versioned_name(inner: str, version: str) -> str:
     return f"{kind}@{version}:{argument}"
 
 
-def found_adapters(found: list[dict]) -> tuple[list[EnvAdapter], list[str]]:
-    """The adapters a probe of a new environment reported, named with their versions, and
-    a note for each name another environment already provides (that one is used)."""
-    taken = {a.name: e.name for e in load_all() for a in e.adapters}
-    adapters, notes = [], []
+def found_adapters(found: list[dict], *, name: str) -> list[EnvAdapter]:
+    """The adapters a probe of new environment ``name`` reported, named with their versions.
+
+    A name another environment already provides is an error naming both (a run could not
+    say which release it called); a name that already carries a version is another
+    environment's adapter seen through tokconf's own entry points, never this one's.
+    """
+    taken = providers()
+    adapters, clashes = [], []
     for a in found:
+        if "@" in a["name"].partition(":")[0]:
+            continue
         versioned = versioned_name(a["name"], a["version"])
-        if versioned in taken:
-            notes.append(f"{versioned} is already provided by environment {taken[versioned]}; that one is used")
+        clashes += [(versioned, other) for other in taken.get(versioned, ())]
         adapters.append(EnvAdapter(name=versioned, inner=a["name"], encoding=a["encoding"], library=a["library"],
                                    version=a["version"], reason=a["reason"]))
-    return adapters, notes
+    if clashes:
+        shown = "; ".join(f"{adapter} (environment {other})" for adapter, other in clashes[:3])
+        raise EnvError(f"environment {name} would provide adapter names another environment already provides: "
+                       f"{shown}{f' and {len(clashes) - 3} more' if len(clashes) > 3 else ''}. One name must mean one release: "
+                       f"`tokconf env remove {clashes[0][1]}` first, or keep that one")
+    return adapters
+
+
+def providers() -> dict[str, list[str]]:
+    """adapter name -> the environments that provide it (more than one is an error)."""
+    found: dict[str, list[str]] = {}
+    for env in load_all():
+        for adapter in env.adapters:
+            found.setdefault(adapter.name, []).append(env.name)
+    return found
 
 
 def default_name(requirements: list[str]) -> str:
@@ -175,9 +198,14 @@ def remove(name: str) -> Path:
 
 
 def find_adapter(name: str) -> tuple[Environment, EnvAdapter] | None:
-    """The environment and adapter a versioned name belongs to (first environment wins)."""
-    for env in load_all():
-        for adapter in env.adapters:
-            if adapter.name == name:
-                return env, adapter
-    return None
+    """The environment and adapter a versioned name belongs to; a name two environments
+    provide is an :class:`EnvError` naming both."""
+    found = [(env, adapter) for env in load_all() for adapter in env.adapters if adapter.name == name]
+    if len(found) > 1:
+        raise EnvError(duplicate_message(name, [env.name for env, _ in found]))
+    return found[0] if found else None
+
+
+def duplicate_message(name: str, envs: list[str]) -> str:
+    return (f"{name} is provided by {len(envs)} environments ({', '.join(envs)}): one name must mean one "
+            f"release; `tokconf env remove {envs[-1]}` (or the other)")

@@ -10,9 +10,9 @@ Each input is a :class:`harness.cases.model.GeneratedText`: the same rule a case
 name (``text_generated: {repeat: " ", times: 1000000}``), so a finding here becomes a
 small case file, not a megabyte of YAML.
 
-How far each adapter goes is decided as it runs (:mod:`harness.run.long_tier`): a size
-is skipped when the time the last one took, scaled by how it grew, says it would take
-longer than :attr:`LongOptions.seconds_per_input`.
+Every size is tried on every adapter (:mod:`harness.run.long_tier`), each in a worker
+under the per-call timeout: a slow adapter's input becomes a ``timeout`` outcome, never
+a skipped size.
 """
 
 from __future__ import annotations
@@ -41,10 +41,6 @@ LONG_LENGTHS: tuple[int, ...] = (10_000, 100_000, 1_000_000)
 class LongOptions:
     kinds: tuple[str, ...] = tuple(LONG_KINDS)
     lengths: tuple[int, ...] = LONG_LENGTHS
-    #: seconds one adapter's checks on one long input may be expected to take (the
-    #: reference of the encoding three times that: without it nothing is compared):
-    #: tiktoken takes 2 to 10 on a million characters, a pure-Python BPE ten times that
-    seconds_per_input: float = 20.0
 
     def __post_init__(self) -> None:
         unknown = [k for k in self.kinds if k not in LONG_KINDS]

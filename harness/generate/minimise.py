@@ -54,8 +54,11 @@ def shrink_finding_bounded(finding: Finding, adapter: Calls, reference: Calls, p
 
     def same_failure(text: str) -> bool:
         result = recheck(finding, text, adapter, reference, policy)
-        return isinstance(result, Finding) and result.kind == finding.kind
+        return isinstance(result, Finding) and result.shows(finding.kind)
 
     shrunk = shrink_text(finding.text, same_failure, max_calls=max_calls, max_seconds=max_seconds)
     again = recheck(finding, shrunk.text, adapter, reference, policy)
-    return (again if isinstance(again, Finding) else finding), shrunk.timed_out
+    if not isinstance(again, Finding):
+        return finding, shrunk.timed_out
+    # the shrunk text may show other kinds too: this finding stays the kind it was
+    return next((f for f in again.each_kind() if f.kind == finding.kind), again), shrunk.timed_out

@@ -15,17 +15,24 @@ changed`` (same category, another exception class: ``except KeyError`` stops wor
 ``input added``, ``input removed``. Attributes (``n_vocab``, the hash of
 ``token_byte_values()``, fixed probes) are compared the same way under the source
 ``attributes``. Any change gates (exit 1).
+
+The changes are listed by severity (:mod:`harness.golden.severity`): answers that changed
+first, then failures, then the surface; a path that appeared or disappeared is one
+summary line. Each listed change says whether a shipped case documents it and carries
+the command that re-runs it (:mod:`harness.golden.known`).
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from harness.checks.api_surface import outcome_key
 from harness.golden.format import GoldenError, GoldenHeader, read_golden
+from harness.golden.known import KnownChanges, gate_command
 from harness.golden.paths import attributes_for
+from harness.golden.severity import Summary, order_changes, severity, summarise
 from harness.golden.snapshot import Recorder, record_here
 from harness.outcomes import Outcome
 from harness.run.selection import Selected
@@ -43,14 +50,19 @@ class Change:
     path: str
     before: Outcome | None
     after: Outcome | None
+    #: the shipped case that documents it: {"case": id, "as": "known fix" | "known break"}
+    known: dict[str, str] | None = None
+    #: re-runs this input and path; exits 1 while the change is there
+    command: str = ""
 
     def to_json(self) -> dict[str, Any]:
         from harness.golden.format import outcome_to_json
 
         return {"kind": self.kind, "source": self.source, "input": self.text, "adapter": self.adapter,
-                "now": self.now, "path": self.path,
+                "now": self.now, "path": self.path, "severity": severity(self.kind),
                 "before": outcome_to_json(self.before) if self.before is not None else None,
-                "after": outcome_to_json(self.after) if self.after is not None else None}
+                "after": outcome_to_json(self.after) if self.after is not None else None,
+                "known": self.known, "command": self.command}
 
 
 @dataclass
@@ -64,10 +76,12 @@ class GateResult:
     #: changes not kept in ``changes`` (past ``--max-changes``), still counted
     dropped: int = 0
     counts: dict[str, int] = field(default_factory=dict)
+    #: paths that appeared or disappeared, one line per (adapter, path, kind)
+    summaries: list[Summary] = field(default_factory=list)
 
     @property
     def total(self) -> int:
-        return len(self.changes) + self.dropped
+        return len(self.changes) + self.dropped + sum(x.inputs for x in self.summaries)
 
     @property
     def exit_code(self) -> int:
@@ -79,7 +93,8 @@ class GateResult:
                 "adapters": [{"golden": g, "now": n, "before": self.versions[g][0], "after": self.versions[g][1]}
                              for g, n in self.pairs.items()],
                 "vocabularies": self.header.vocabularies, "created": self.header.created,
-                "changes": [c.to_json() for c in self.changes], "not_listed": self.dropped}
+                "changes": [c.to_json() for c in self.changes], "not_listed": self.dropped,
+                "summaries": [x.to_json() for x in self.summaries]}
 
 
 def _is_ids(value: Any) -> bool:
@@ -122,7 +137,7 @@ def _base(name: str) -> str:
     return f"{kind.partition('@')[0]}:{argument}"
 
 
-def pair_adapters(golden: list[str], current: list[str]) -> dict[str, str]:
+def pair_adapters(golden: list[str], current: list[str], *, strict: bool = True) -> dict[str, str]:
     """Golden adapter -> this run's adapter: same name first, else same name without version.
 
     >>> pair_adapters(["tiktoken@0.9.0:cl100k_base"], ["tiktoken:cl100k_base"])
@@ -138,6 +153,8 @@ def pair_adapters(golden: list[str], current: list[str]) -> dict[str, str]:
         if name in pairs:
             continue
         match = next((c for c in free if _base(c) == _base(name)), None)
+        if match is None and not strict:
+            continue  # one change's command names one adapter: the others are not compared
         if match is None:
             raise GoldenError(f"the golden's adapter {name} has no counterpart in this run ({', '.join(current) or 'none'}); "
                               f"pass --impl {_base(name)} (or the adapter that replaces it)")
@@ -151,29 +168,37 @@ def _digest(text: str) -> str:
 
 
 def run_gate(path: str, selected: Selected, *, corpus: Iterator[Any] | None = None, max_changes: int = 10_000,
-             progress: Callable[[int], None] = lambda n: None, records: Recorder = record_here) -> GateResult:
+             progress: Callable[[int], None] = lambda n: None, records: Recorder = record_here,
+             only_input: str | None = None, only_path: str | None = None,
+             cases: Sequence[Any] = ()) -> GateResult:
     """Compare ``selected``'s adapters with the golden at ``path``.
 
     ``corpus``: the documents of ``--corpus`` (:class:`harness.golden.inputs.Input`); golden
     inputs from a corpus are checked against them by source and text. ``records``: where
     the inputs are run again (this process, or a Dask cluster); the changes come in the
-    golden's order either way.
+    golden's order either way. ``only_input`` / ``only_path``: re-run that one input
+    (by source) and compare that one path (the command each change carries). ``cases``:
+    the shipped cases, to say which changes they document.
     """
     header, inputs = read_golden(path)
-    pairs = pair_adapters([a.name for a in header.adapters], sorted(selected.calls))
-    versions = {a.name: (a.version, selected.rows[pairs[a.name]].version) for a in header.adapters}
+    pairs = pair_adapters([a.name for a in header.adapters], sorted(selected.calls), strict=only_input is None)
+    versions = {a.name: (a.version, selected.rows[pairs[a.name]].version) for a in header.adapters if a.name in pairs}
     result = GateResult(golden=str(path), header=header, pairs=pairs, versions=versions)
 
-    def add(change: Change) -> None:
-        result.counts[change.kind] = result.counts.get(change.kind, 0) + 1
-        if len(result.changes) < max_changes:
-            result.changes.append(change)
-        else:
-            result.dropped += 1
+    found: list[Change] = []
 
-    for adapter in header.adapters:
-        now = selected.calls[pairs[adapter.name]]
-        _compare(adapter.attributes, attributes_for(now), "attributes", "", adapter.name, now.name, add)
+    def add(change: Change) -> None:
+        if only_path is not None and change.path != only_path:
+            return
+        result.counts[change.kind] = result.counts.get(change.kind, 0) + 1
+        found.append(change)
+
+    if only_input is None or only_input == "attributes":
+        for adapter in (a for a in header.adapters if a.name in pairs):
+            now = selected.calls[pairs[adapter.name]]
+            _compare(adapter.attributes, attributes_for(now), "attributes", "", adapter.name, now.name, add)
+    if only_input is not None:
+        inputs = (item for item in inputs if item.source == only_input)
     documents = {item.source: _digest(item.text) for item in corpus} if corpus is not None else None
     calls = {g: selected.calls[c] for g, c in pairs.items()}
 
@@ -192,12 +217,19 @@ def run_gate(path: str, selected: Selected, *, corpus: Iterator[Any] | None = No
         if isinstance(item, Change):  # in the golden's order, as the changes of the inputs around it
             add(item)
             continue
-        for name in item.outcomes:
+        for name in (n for n in item.outcomes if n in pairs):
             _compare(item.outcomes[name], now.get(name, {}), item.source, item.text, name, pairs.get(name, name), add)
         result.inputs += 1
         progress(result.inputs)
     for source in documents or {}:
         add(Change("input added", source, "", "", "", "", None, None))
+    rows, result.summaries = summarise(found)
+    known = KnownChanges(cases)
+    encodings = {a.name: a.encoding for a in header.adapters}
+    rows = [replace(c, known=known(c.adapter, c.now, c.path, c.text, encodings.get(c.adapter, "")),
+                    command=gate_command(str(path), c.now, c.source, c.path) if c.path else "")
+            for c in order_changes(rows)]
+    result.changes, result.dropped = rows[:max_changes], max(0, len(rows) - max_changes)
     return result
 
 

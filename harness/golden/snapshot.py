@@ -98,19 +98,51 @@ def record_here(calls_by_name: dict[str, Calls], items: Iterable[tuple[Any, str 
 
 
 def write_snapshot(path: str, selected: Selected, inputs: Iterable[Input], *, options: dict[str, Any],
-                   progress: Callable[[int], None] = lambda n: None, records: Recorder = record_here) -> int:
-    """Write the golden; returns the number of inputs recorded."""
+                   progress: Callable[[int], None] = lambda n: None, records: Recorder = record_here,
+                   resume: bool = False) -> int:
+    """Write the golden; returns the number of inputs recorded.
+
+    Recorded into ``path.partial`` and renamed to ``path`` when complete; a stop (Ctrl-C,
+    SIGTERM: ``KeyboardInterrupt``) commits the partial golden and raises
+    :class:`SnapshotStopped`; ``resume``: go on from the partial golden
+    (:mod:`harness.golden.resume`)."""
+    import os
+
+    from harness.golden.resume import partial_path, resumed
     from harness.registry import library_version
 
     calls = {name: selected.calls[name] for name in sorted(selected.calls)}
     adapters = tuple(GoldenAdapter(name=name, encoding=c.info.encoding, library=c.info.library,
                                    version=selected.rows[name].version, provider=c.info.provider,
                                    attributes=attributes_for(c)) for name, c in calls.items())
-    header = GoldenHeader(adapters=adapters, vocabularies=vocabulary_hashes(), inputs=options,
-                          created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+    created = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    recorded: list[Any] = []
+    if resume:
+        created, recorded, inputs = resumed(path, adapters, options, inputs)
+    header = GoldenHeader(adapters=adapters, vocabularies=vocabulary_hashes(), inputs=options, created=created,
                           tool_version=library_version("tokconf") or "")
-    with GoldenWriter(path, header) as writer:
-        for item, outcomes in records(calls, ((item, item.text) for item in inputs)):
-            writer.add(item.source, item.text, outcomes)
-            progress(writer.count)
-        return writer.count
+    partial = partial_path(path)
+    stopped: KeyboardInterrupt | None = None
+    with GoldenWriter(partial, header) as writer:
+        for item in recorded:
+            writer.add(item.source, item.text, item.outcomes)
+        try:
+            for item, outcomes in records(calls, ((item, item.text) for item in inputs)):
+                writer.add(item.source, item.text, outcomes)
+                progress(writer.count)
+        except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM (harness.cli.interrupts.Stopped)
+            stopped = exc
+        count = writer.count
+    if stopped is not None:
+        raise SnapshotStopped(partial, count) from stopped
+    os.replace(partial, path)
+    return count
+
+
+class SnapshotStopped(Exception):
+    """A snapshot stopped by a signal; what it recorded is in the partial golden."""
+
+    def __init__(self, partial: str, count: int) -> None:
+        super().__init__(f"stopped after {count} inputs; they are kept in {partial}: the same command with --resume "
+                         "records the rest")
+        self.partial, self.count = partial, count

@@ -46,6 +46,11 @@ def _input(change: dict[str, Any]) -> str:
     return short_visible(text or "")
 
 
+def _known(change: dict[str, Any]) -> str:
+    known = change.get("known")
+    return f"{known['as']}: documented by case {known['case']}" if known else "not documented by a shipped case"
+
+
 def format_gate_text(data: dict[str, Any], *, limit: int = 200) -> str:
     n = neutralize
     lines = [f"tokconf gate {n(data['golden'])}: {data['inputs']} inputs re-run"]
@@ -59,6 +64,12 @@ def format_gate_text(data: dict[str, Any], *, limit: int = 200) -> str:
         if change["before"] is not None or change["after"] is not None:
             lines.append(f"      before: {n(outcome_text(change['before']))}")
             lines.append(f"      after:  {n(outcome_text(change['after']))}")
+        lines.append(f"      {_known(change)}")
+        if change.get("command"):
+            lines.append(f"      again: {n(change['command'])}")
+    for summary in data.get("summaries", ()):
+        lines.append(f"  [{summary['kind']}] {n(summary['adapter'])} -> {n(summary['now'])} {n(summary['path'])}: "
+                     f"{summary['inputs']} inputs, one line ({n(summary['why'])})")
     hidden = data["changes_total"] - min(limit, len(data["changes"]))
     if hidden > 0:
         lines.append(f"  ... and {hidden} more (all in --json and the page)")
@@ -82,15 +93,20 @@ def render_gate_page(data: dict[str, Any]) -> str:
             f"<tr><td class=k>{e(change['kind'])}</td><td>{e(change['adapter'])}<br>&rarr; {e(change['now'])}</td>"
             f"<td><code>{e(change['path'])}</code></td><td>{e(change['source'])}<br><code>{e(shown[:400])}</code></td>"
             f"<td><code>{e(outcome_text(change['before'], 400))}</code></td>"
-            f"<td><code>{e(outcome_text(change['after'], 400))}</code></td></tr>")
+            f"<td><code>{e(outcome_text(change['after'], 400))}</code></td><td>{e(_known(change))}</td>"
+            f"<td><code>{e(change.get('command') or '')}</code></td></tr>")
     adapters = "".join(f"<li>{e(a['golden'])} ({e(str(a['before']))}) &rarr; {e(a['now'])} ({e(str(a['after']))})</li>"
                        for a in data["adapters"])
     kinds = "".join(f"<li>{e(k)}: {v}</li>" for k, v in data["by_kind"].items())
+    summaries = "".join(f"<li>{e(x['kind'])}: {e(x['adapter'])} &rarr; {e(x['now'])} <code>{e(x['path'])}</code> on "
+                        f"{x['inputs']} inputs ({e(x['why'])})</li>" for x in data.get("summaries", ()))
     verdict = f"{data['changes_total']} change(s)" if data["changes_total"] else "no change"
     more = f"<p>{data['not_listed']} more changes were counted but not listed.</p>" if data.get("not_listed") else ""
     return (f"<!doctype html><html lang=en><head><meta charset=utf-8><title>tokconf gate: {e(verdict)}</title>"
             f"<style>{_STYLE}</style></head><body><h1>tokconf gate: {e(verdict)}</h1>"
             f"<p>golden <code>{e(data['golden'])}</code> (made {e(data.get('created') or '?')}), "
             f"{data['inputs']} inputs re-run.</p><ul>{adapters}</ul><h2>By kind</h2><ul>{kinds or '<li>none</li>'}</ul>"
-            f"<h2>Changes</h2><table><tr><th>kind</th><th>adapter</th><th>path</th><th>input</th><th>before</th>"
-            f"<th>after</th></tr>{''.join(rows)}</table>{more}</body></html>\n")
+            f"<h2>Changes</h2><p>Answers that changed first, then failures, then the surface.</p>"
+            f"<table><tr><th>kind</th><th>adapter</th><th>path</th><th>input</th><th>before</th>"
+            f"<th>after</th><th>documented</th><th>again</th></tr>{''.join(rows)}</table>{more}"
+            f"<h2>Paths that appeared or disappeared</h2><ul>{summaries or '<li>none</li>'}</ul></body></html>\n")

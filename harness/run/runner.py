@@ -117,8 +117,7 @@ class Runner:
         self.profile = resolve_profile(None)
         self.seed: int | None = None
         self.max_examples = 0
-        #: the phase running (vocab, cases, generated, long, shrink): what an interrupted
-        #: run's report says it stopped in
+        #: the phase running (vocab, cases, generated, long, shrink): where an interrupted run stopped
         self.phase = "start"
         self.incomplete: dict[str, str] | None = None
         #: adapter -> long-input kind -> the largest length checked (``run_long``)
@@ -265,15 +264,17 @@ class Runner:
         doc = documented_for(case, adapter.name, check, adapter.info.declares_like)
         cell = self.cell(adapter.name, check)
         if isinstance(result, Finding):
-            if doc is not None and doc.accepts(result.kind):
-                cell.inputs += 1
-                record = self.record(result, adapter, reference, status="documented", origin="case", case=case.id, doc=doc)
-                self.documentation.add(adapter.name, check, result.kind, case.text, domain=doc.domain, record=record)
-                return
+            # each kind seen is judged on its own, so a second symptom never hides the first (issue 22)
+            parts = result.each_kind()
+            matched = [p for p in parts if doc is not None and doc.accepts(p.kind)]
+            cell.inputs += int(bool(matched) or in_domain)
+            for n, part in enumerate(matched):  # one record; every kind the entry lists explains its domain
+                record = self.record(part, adapter, reference, status="documented", origin="case", case=case.id,
+                                     doc=doc) if n == 0 else None
+                self.documentation.add(adapter.name, check, part.kind, case.text, domain=doc.domain, record=record)
             if in_domain:
-                cell.inputs += 1
-                self.pending.append(Candidate(result, case.policy, reference.name, "case", case.id))
-            if doc is not None:  # it declared another kind: that one did not reproduce
+                self.pending += [Candidate(p, case.policy, reference.name, "case", case.id) for p in parts if p not in matched]
+            if doc is not None and not matched:  # it declared another kind: that one did not reproduce
                 self._record_stale(case, adapter, reference, check, doc, result)
             return
         if result == UNSUPPORTED:
@@ -341,11 +342,11 @@ class Runner:
                 cell.inputs += 1
             elif isinstance(result, Finding):
                 cell.inputs += 1
-                self.pending.append(Candidate(result, ORDINARY, reference.name, "generated", None))
+                self.pending += [Candidate(p, ORDINARY, reference.name, "generated", None) for p in result.each_kind()]
         self.coverage.observe(text, adapter, ORDINARY, trace=trace)
 
     def run_long(self, options: LongOptions = LongOptions()) -> None:
-        """The long tier (:mod:`harness.run.long_tier`): each (encoding, kind) climbs the sizes."""
+        """The long tier (:mod:`harness.run.long_tier`): every size on every adapter, under the timeout."""
         self.phase = "long"
         units = long_units(self, options)
         self.jobs.run("long", [[u] for u in units], progress=lambda n: self.progress("long", n, len(units)))

@@ -1,0 +1,117 @@
+"""Which releases of a ladder show each behaviour, and where it changed (issue 22).
+
+A ladder run (``tokconf run --ladder``) compares several releases of one library side
+by side; each release's divergences are in parity.json like any adapter's. This module
+folds them per behaviour (check, kind, encoding, input) into the releases that show it,
+in ladder order, as runs ``first..last``, and names the release after each run: the one
+that changed it. So "which release fixed this" is read off, not guessed. Written as
+``ladder.json`` beside parity.json and printed after the run's summary.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Mapping, Sequence, TextIO
+
+__all__ = ["Behaviour", "behaviours", "print_ladder", "write_ladder"]
+
+
+@dataclass(frozen=True)
+class Behaviour:
+    """One divergence as it shows across the ladder's releases."""
+
+    check: str
+    kind: str
+    encoding: str
+    #: the input, escaped as parity.json shows it (cut at 120 characters)
+    input: str
+    #: the case that carries the input, when it is one
+    case: str | None
+    #: the releases that show it, in ladder order, with each one's status there
+    shown: tuple[tuple[str, str], ...]
+    #: (first, last) release of each run of consecutive releases that show it
+    runs: tuple[tuple[str, str], ...]
+    #: the release right after each run (where it stopped showing), when there is one
+    changed_in: tuple[str, ...]
+
+
+def _runs(present: Sequence[bool], order: Sequence[str]) -> tuple[list[tuple[str, str]], list[str]]:
+    runs, changed, start = [], [], None
+    for i, here in enumerate([*present, False]):
+        if here and start is None:
+            start = i
+        elif not here and start is not None:
+            runs.append((order[start], order[i - 1]))
+            if i < len(order):
+                changed.append(order[i])
+            start = None
+    return runs, changed
+
+
+def behaviours(data: Mapping[str, Any], releases: Mapping[str, str], order: Sequence[str]) -> list[Behaviour]:
+    """Every behaviour the ladder's adapters (``releases``: adapter -> release) show in the
+    run ``data`` (parity.json), folded across releases; ``order`` is the ladder, oldest first.
+
+    >>> data = {"divergences": [
+    ...     {"adapter": "t@0.9:e", "check": "c", "kind": "k", "encoding": "e", "status": "documented",
+    ...      "input": {"escaped": "x"}, "case": "x1"},
+    ...     {"adapter": "t@0.10:e", "check": "c", "kind": "k", "encoding": "e", "status": "documented",
+    ...      "input": {"escaped": "x"}, "case": "x1"}]}
+    >>> b, = behaviours(data, {"t@0.9:e": "0.9", "t@0.10:e": "0.10", "t:e": "0.14"}, ["0.9", "0.10", "0.14"])
+    >>> b.runs, b.changed_in
+    ((('0.9', '0.10'),), ('0.14',))
+    """
+    folded: dict[tuple[str, str, str, str], dict[str, Any]] = {}
+    for d in data.get("divergences", ()):
+        release = releases.get(d.get("adapter", ""))
+        if release is None:
+            continue
+        # a case's input is the case (an unexpected finding on it is shrunk to another text);
+        # a record grouped by cause lists each symptom, each its own behaviour
+        text = str((d.get("input") or {}).get("escaped", ""))[:120]
+        symptoms = d.get("symptoms") or [{"check": d["check"], "kind": d.get("kind") or ""}]
+        for symptom in symptoms:
+            key = (symptom.get("check", d["check"]), symptom.get("kind") or "", d.get("encoding") or "",
+                   f"case:{d['case']}" if d.get("case") else text)
+            entry = folded.setdefault(key, {"case": d.get("case"), "text": text, "shown": {}})
+            entry["shown"].setdefault(release, d.get("status", ""))
+    out = []
+    for (check, kind, encoding, _), entry in folded.items():
+        shown = entry["shown"]
+        runs, changed = _runs([r in shown for r in order], order)
+        out.append(Behaviour(check, kind, encoding, entry["text"], entry["case"],
+                             tuple((r, shown[r]) for r in order if r in shown), tuple(runs), tuple(changed)))
+    # what changed inside the ladder first, then what every release shows
+    out.sort(key=lambda b: (not b.changed_in and len(b.shown) == len(order), b.encoding, b.check, b.kind, b.input))
+    return out
+
+
+def _span(runs: Sequence[tuple[str, str]]) -> str:
+    return ", ".join(first if first == last else f"{first}..{last}" for first, last in runs)
+
+
+def print_ladder(found: Sequence[Behaviour], order: Sequence[str], stream: TextIO, *, library: str) -> None:
+    """The ladder table: per behaviour, the releases that show it and where it changed."""
+    stream.write(f"ladder {library}: {' < '.join(order)}\n")
+    if not found:
+        stream.write("  every release behaves as the reference on every input\n")
+    for b in found:
+        where = f"{b.case}" if b.case else repr(b.input)[:60]
+        change = f"; changed in {', '.join(b.changed_in)}" if b.changed_in else ""
+        everywhere = " (every release)" if len(b.shown) == len(order) else ""
+        statuses = sorted({s for _, s in b.shown})
+        stream.write(f"  {b.encoding} {b.check} {b.kind[:70]} on {where}: {_span(b.runs)}{everywhere}{change}"
+                     f" [{'/'.join(statuses)}]\n")
+
+
+def write_ladder(folder: Path, found: Sequence[Behaviour], order: Sequence[str], releases: Mapping[str, str], *,
+                 library: str, name: str = "ladder.json") -> Path:
+    """``ladder.json`` in the run's folder (written atomically)."""
+    from harness.atomic import write_atomic
+
+    path = folder / name
+    write_atomic(path, json.dumps({"library": library, "releases": list(order), "adapters": dict(releases),
+                                        "behaviours": [asdict(b) for b in found]}, indent=1, ensure_ascii=False))
+    return path
