@@ -30,6 +30,7 @@ SUBCOMMANDS = (
     "harness.cli.snapshot_cmd",
     "harness.cli.gate_cmd",
     "harness.cli.selftest_cmd",
+    "harness.cli.fingerprint_cmd",
 )
 
 

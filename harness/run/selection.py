@@ -30,6 +30,7 @@ import dataclasses
 from typing import Iterable, Mapping
 
 from harness.calls import Calls, InProcess
+from harness.encodings import is_on_request, reference_of
 from harness.registry import AdapterSpec, AdapterUnavailable, Registry, RegistryError, library_version
 from harness.run.result import AdapterRow
 from harness.worker.setup import Isolation
@@ -187,7 +188,9 @@ class Selected:
             if encoding in explicit:
                 self.references[encoding] = explicit[encoding]
                 continue
-            default = f"tiktoken:{encoding}"
+            # the encoding file names its reference (the vendor's own code for the
+            # open-weight ones); otherwise tiktoken's adapter of that name
+            default = reference_of(encoding) or f"tiktoken:{encoding}"
             pinned = default in self.registry.names()
             if pinned and self.add(default) is not None:
                 self.references[encoding] = default
@@ -243,7 +246,10 @@ def select(
 
     # another environment's adapters join when asked for by name: a default run tests this
     # environment, and an old release's known bugs must not fail it
-    for name in impls or [s.name for s in registry.specs() if not is_env_spec(s)]:
+    # an encoding file may say its adapters join only when asked for (--encoding, --impl):
+    # the open-weight vocabularies would make the default run several times longer
+    for name in impls or [s.name for s in registry.specs()
+                          if not is_env_spec(s) and (wanted_encodings or not is_on_request(s.encoding))]:
         if wanted_encodings and _encoding_of(registry, name) not in wanted_encodings:
             continue
         selected.add(name)

@@ -241,15 +241,22 @@ def recover_merges(ranks: Mapping[bytes, int]) -> list[tuple[bytes, bytes]]:
 
 
 def build_tiktoken_tokenizer(
-    ranks: Mapping[bytes, int], *, pattern: str, special_tokens: Mapping[str, int]
+    ranks: Mapping[bytes, int],
+    *,
+    pattern: str,
+    special_tokens: Mapping[str, int],
+    ignore_merges: bool = True,
+    nfc: bool = False,
 ) -> Any:
     """A ``tokenizers.Tokenizer`` equivalent to tiktoken's BPE over ``ranks``.
 
     ``pattern`` is tiktoken's split pattern; it is translated with
     :func:`oniguruma_pattern`. ``ignore_merges=True`` mirrors tiktoken looking a whole
-    pre-token chunk up in the ranks before merging.
+    pre-token chunk up in the ranks before merging; ``False`` gives the merges-only model
+    some converted files ship with (issue 23 shows what that changes). ``nfc`` adds an NFC
+    normalizer, for vocabularies whose own tokenizer normalizes first (Qwen).
     """
-    from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, pre_tokenizers
+    from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers
 
     alias = bytes_to_unicode()
 
@@ -259,7 +266,9 @@ def build_tiktoken_tokenizer(
     vocab = {text(token): rank for token, rank in ranks.items()}
     vocab.update(special_tokens)  # so the added tokens keep tiktoken's IDs
     merges = [(text(left), text(right)) for left, right in recover_merges(ranks)]
-    tokenizer = Tokenizer(models.BPE(vocab, merges, ignore_merges=True))
+    tokenizer = Tokenizer(models.BPE(vocab, merges, ignore_merges=ignore_merges))
+    if nfc:
+        tokenizer.normalizer = normalizers.NFC()
     tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
         [
             pre_tokenizers.Split(Regex(oniguruma_pattern(pattern)), behavior="isolated", invert=False),

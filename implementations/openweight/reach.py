@@ -1,0 +1,47 @@
+"""Which vocabulary tokens byte-pair merging cannot build (issue 23).
+
+tiktoken looks a whole pre-token chunk up in the ranks before merging, so every token is
+reachable as a chunk of its own. A ``tokenizer.json`` whose BPE model has no
+``ignore_merges`` only merges: a token that merging its own bytes by rank does not end in
+is never produced (Llama 3's " Việc" merges to " Vi", "ệ", "c"). This is the pure audit;
+the every-token phase (issue 20) finds the same tokens by encoding each one.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+__all__ = ["unreachable_tokens"]
+
+
+def _merge(piece: bytes, ranks: Mapping[bytes, int], limit: int) -> list[bytes]:
+    # the rule tiktoken's merging follows: merge the adjacent pair whose concatenation has
+    # the lowest rank (leftmost on a tie), again and again
+    parts = [piece[i: i + 1] for i in range(len(piece))]
+    while len(parts) > 1:
+        best, at = limit, -1
+        for k in range(len(parts) - 1):
+            rank = ranks.get(parts[k] + parts[k + 1], limit)
+            if rank < best:
+                best, at = rank, k
+        if at < 0:
+            break
+        parts[at: at + 2] = [parts[at] + parts[at + 1]]
+    return parts
+
+
+def unreachable_tokens(ranks: Mapping[bytes, int]) -> list[bytes]:
+    """The tokens of ``ranks`` (bytes -> rank) that merging their own bytes does not build,
+    in rank order.
+
+    >>> unreachable_tokens({b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"bc": 4, b"abc": 5})
+    [b'abc']
+    >>> unreachable_tokens({b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"abc": 4})
+    []
+    """
+    limit = max(ranks.values(), default=0) + 1
+    out = []
+    for token, _ in sorted(ranks.items(), key=lambda item: item[1]):
+        if len(token) > 1 and _merge(token, ranks, limit) != [token]:
+            out.append(token)
+    return out
