@@ -55,6 +55,14 @@ def common_options() -> argparse.ArgumentParser:
         help="folder of vocabulary files (also TOKCONF_VOCAB_DIR); verified by SHA-256",
     )
     group.add_argument(
+        "--encoding-file",
+        action="append",
+        default=[],
+        metavar="FILE.yaml",
+        help="an encoding described as data (rank file, SHA-256, pattern, special IDs, reference; "
+             "docs/encodings.md); its tiktoken, hf and bytebpe-ranks adapters join the registry (repeatable)",
+    )
+    group.add_argument(
         "--source-root",
         action="append",
         default=[],
@@ -83,9 +91,26 @@ def apply_common(args: argparse.Namespace):
                 raise UsageError(str(exc)) from exc
             set_source_root(folder, spec=spec)
     try:
-        return default_registry(plugins=getattr(args, "plugin", []) or [])
+        registry = default_registry(plugins=getattr(args, "plugin", []) or [])
     except RegistryError as exc:
         raise UsageError(str(exc)) from exc
+    for path in getattr(args, "encoding_file", None) or []:
+        add_encoding_adapters(registry, path)
+    return registry
+
+
+def add_encoding_adapters(registry, path: str) -> None:
+    """``--encoding-file``: make the encoding known and register its port adapters."""
+    from harness.encodings import EncodingError, add_encoding_file
+    from implementations.openweight import specs_for
+
+    try:
+        spec = add_encoding_file(path)
+    except EncodingError as exc:
+        raise UsageError(str(exc)) from exc
+    for adapter_spec in specs_for(spec):
+        if adapter_spec.name not in registry.names():
+            registry.add(adapter_spec, provider=f"--encoding-file {path}")
 
 
 def source_spec_names(impls: Sequence[str]) -> list[str]:
