@@ -23,7 +23,7 @@ FINGERPRINT_VERSION = 1
 # with trailing newlines and "/", whitespace runs before words and at the end, newline
 # runs followed by a character, scripts, and a Llama 3 token its merges cannot build.
 PROBE = "".join([
-    "I'm sure they'll say it's done, WE'VE SEEN IT'S \"fine\"; don't ask, you'd know.\n",
+    "I'm sure they'll say it's done, we're told I've; WE'VE SEEN IT'S \"fine\"; don't ask, you'd know.\n",
     "eBay sold NaOH at pH 7; iPhone XMLHttpRequest camelCaseWord ALLCAPS Title\n",
     "cafe\u0301 nai\u0308ve \u0928\u092e\u0938\u094d\u0924\u0947 \u0627\u0644\u0639\u0631\u0628\u064a\u0629 "
     "\u0e20\u0e32\u0e29\u0e32\u0e44\u0e17\u0e22\n",
