@@ -261,8 +261,11 @@ def select(
             if any(ch in name for ch in "*?[") or name in selected.rows:
                 continue
             try:
-                if wanted_encodings and _encoding_of(registry, name) not in wanted_encodings:
+                encoding = _encoding_of(registry, name)
+                if wanted_encodings and encoding not in wanted_encodings:
                     continue
+                if not wanted_encodings and is_on_request(encoding):
+                    continue  # a case about an open-weight encoding runs when it is asked for
                 selected.add(name)
             except SelectionError as exc:
                 prefix = name.split(":", 1)[0]
