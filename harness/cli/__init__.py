@@ -96,6 +96,10 @@ def apply_common(args: argparse.Namespace):
         raise UsageError(str(exc)) from exc
     for path in getattr(args, "encoding_file", None) or []:
         add_encoding_adapters(registry, path)
+    # before anything resolves the names (the isolation set-up copies the claims into the
+    # workers' registries): an hf-json file of an open-weight model is recognised by no
+    # pinned vocabulary, so without its claim here its worker would judge it unclaimed
+    claim_encoding(registry, getattr(args, "impl", None) or [], getattr(args, "encoding", None) or [])
     return registry
 
 
