@@ -90,12 +90,17 @@ def apply_common(args: argparse.Namespace):
             except SourceRootError as exc:
                 raise UsageError(str(exc)) from exc
             set_source_root(folder, spec=spec)
+    files = getattr(args, "encoding_file", None) or []
+    for path in files:
+        add_encoding_file_or_exit(path)
     try:
         registry = default_registry(plugins=getattr(args, "plugin", []) or [])
+        if files:
+            # the families list their adapters from the known encodings: ask them again
+            # now that the user's are known (through the registry, as the engine always does)
+            registry.load_entry_points()
     except RegistryError as exc:
         raise UsageError(str(exc)) from exc
-    for path in getattr(args, "encoding_file", None) or []:
-        add_encoding_adapters(registry, path)
     # before anything resolves the names (the isolation set-up copies the claims into the
     # workers' registries): an hf-json file of an open-weight model is recognised by no
     # pinned vocabulary, so without its claim here its worker would judge it unclaimed
@@ -103,18 +108,14 @@ def apply_common(args: argparse.Namespace):
     return registry
 
 
-def add_encoding_adapters(registry, path: str) -> None:
-    """``--encoding-file``: make the encoding known and register its port adapters."""
+def add_encoding_file_or_exit(path: str) -> None:
+    """``--encoding-file``: make the encoding known (a bad file is a usage error, exit 2)."""
     from harness.encodings import EncodingError, add_encoding_file
-    from implementations.openweight import specs_for
 
     try:
-        spec = add_encoding_file(path)
+        add_encoding_file(path)
     except EncodingError as exc:
         raise UsageError(str(exc)) from exc
-    for adapter_spec in specs_for(spec):
-        if adapter_spec.name not in registry.names():
-            registry.add(adapter_spec, provider=f"--encoding-file {path}")
 
 
 def source_spec_names(impls: Sequence[str]) -> list[str]:

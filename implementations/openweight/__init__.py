@@ -8,18 +8,14 @@ Each encoding is described by a file in ``harness/encodings/data/`` (or a user's
 
 from __future__ import annotations
 
-from harness.encodings import EncodingSpec, encoding_specs
-from harness.registry import AdapterSpec, Family
+from harness.encodings import encoding_specs
+from harness.registry import Family
 from implementations.openweight.ports import port_specs
 from implementations.openweight.vendor import vendor_specs
 
-__all__ = ["family", "specs_for"]
-
-
-def specs_for(spec: EncodingSpec) -> list[AdapterSpec]:
-    """The port adapters of one encoding (``--encoding-file`` registers these)."""
-    return port_specs({spec.name: spec})
+__all__ = ["family"]
 
 
 def family() -> Family:
+    # the encodings known when the registry asks: a user's --encoding-file is read first
     return Family(kind="openweight", specs=lambda: [*vendor_specs(), *port_specs(encoding_specs())])
