@@ -34,8 +34,11 @@ def unreachable_tokens(ranks: Mapping[bytes, int]) -> list[bytes]:
     """The tokens of ``ranks`` (bytes -> rank) that merging their own bytes does not build,
     in rank order.
 
-    >>> unreachable_tokens({b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"bc": 4, b"abc": 5})
-    [b'abc']
+    Llama 3's ".:.:" is one (tiktoken issue 60): ":." merges first, and then no pair of
+    ".", ":.", ":" is a token.
+
+    >>> unreachable_tokens({b".": 0, b":": 1, b":.": 2, b".:": 3, b".:.:": 4})
+    [b'.:.:']
     >>> unreachable_tokens({b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"abc": 4})
     []
     """
