@@ -130,7 +130,8 @@ class _Reader:
     def text(self, value: Any, path: list[str | int], *, pattern: re.Pattern[str] | None = None,
              hint: str = "") -> str:
         if not isinstance(value, str) or not value:
-            raise self.fail(path, f"must be a non-empty string{hint}, found {value!r}")
+            quote = " (YAML read it as a number: put it in quotes)" if isinstance(value, (int, float)) else ""
+            raise self.fail(path, f"must be a non-empty string{hint}, found {value!r}{quote}")
         if pattern is not None and not pattern.fullmatch(value):
             raise self.fail(path, f"{value!r} is not valid{hint}")
         return value
