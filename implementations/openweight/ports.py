@@ -128,9 +128,9 @@ def _hf(spec: EncodingSpec, *, kind: str) -> Any:
         tokenizer = converted_tokenizer(spec, converter="transformers")
         notes = (f"converted by transformers {library_version('transformers')}'s own converter "
                  f"({'MistralConverter' if spec.vocabulary.format == 'tekken-json' else 'TikTokenConverter'})",)
-    adapter = HFAdapter(tokenizer, name=f"{kind}:{spec.name}", encoding=spec.name, notes=notes)
-    adapter.declares_like = (f"hf:{spec.name}",)
-    return adapter
+    # no declares_like: cases name hf-merges:/hf-transformers: themselves, since what they
+    # do differs from hf:ENC (merges only; no NFC normalizer in transformers' conversion)
+    return HFAdapter(tokenizer, name=f"{kind}:{spec.name}", encoding=spec.name, notes=notes)
 
 
 def _bytebpe(spec: EncodingSpec) -> Any:
