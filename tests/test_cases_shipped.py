@@ -117,9 +117,11 @@ def test_expectations_agree_with_installed_tiktoken(cases: list[Case], tiktoken_
                 continue
             # tiktoken is the oracle for what it encodes; the only things documented against it
             # are its own vocabulary data (o200k_harmony's shared special ID) and, on long
-            # inputs, its failures (an internal error is a finding even of the reference)
+            # inputs, its failures (an internal error is a finding even of the reference), and
+            # two of its own public paths disagreeing (encode_to_numpy vs encode once numpy is
+            # installed: cases/tiktoken-numpy.yaml)
             documented = {d.check for d in case.documented if documented_for(case, name, d.check)}
-            allowed = {"vocab-consistency", "round-trip"} | ({"error-category"} if case.long else set())
+            allowed = {"vocab-consistency", "round-trip", "api-surface"} | ({"error-category"} if case.long else set())
             assert documented <= allowed, (case.id, name, documented)
             classify = adapter.classify_error
             outcome = capture("encode", adapter.encode, case.text, classify=classify, **_policy(case))
