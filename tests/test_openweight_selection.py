@@ -37,6 +37,8 @@ def _registry() -> Registry:
 def test_a_default_run_leaves_the_open_weight_encodings_out() -> None:
     selected = select(_registry(), case_adapters=["hf-merges:llama3"])
     assert sorted(selected.calls) == ["tiktoken:r50k_base"]
+    # and the run says so
+    assert any("not in this run: llama3;" in note for note in selected.notes), selected.notes
 
 
 def test_asking_for_the_encoding_brings_its_adapters_and_the_vendor_reference() -> None:

@@ -280,6 +280,11 @@ def select(
             selected.notes.append(f"cases name adapters of environments not installed here, not run: {listed}; "
                                   "`tokconf env add` installs them (README: Gating an upgrade, JavaScript tokenizers)")
     if not impls and not wanted_encodings:
+        left_out = sorted({s.encoding for s in registry.specs() if is_on_request(s.encoding)})
+        if left_out:
+            # said, not silent: these encodings' adapters are registered but not in this run
+            selected.notes.append(f"encodings run only when asked for, not in this run: {', '.join(left_out)}; "
+                                  "`tokconf run --encoding ENC` runs one (docs/encodings.md)")
         for kind, reason in sorted(registry.load_failures().items()):
             if kind.endswith(":*") and kind not in selected.rows:
                 selected.rows[kind] = AdapterRow(kind, "unknown", "", None, False, reason)
