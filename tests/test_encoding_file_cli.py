@@ -60,3 +60,67 @@ def test_a_bad_encoding_file_is_a_usage_error_with_its_line(tmp_path: Path) -> N
     done = _tokconf("list", "--encoding-file", str(path))
     assert done.returncode == 2
     assert f"{path}, line 3: vocabulary.format: must be one of tiktoken, tekken-json" in done.stderr
+
+
+# ``--encoding-file`` is part of the run's AdapterChoice, so every front door and every
+# process that rebuilds the adapters (an isolated worker, a Dask worker) reads the file too.
+# The planted fault is the merges-only conversion: " Việt" is one Llama 3 token that
+# merging its own bytes never builds (cases/openweight-unreachable.yaml).
+VIET_CASE = "version: 1\ndescription: one word\ncases:\n  - id: mine-viet\n    text: ' Việt'\n    encodings: [mine]\n"
+MERGES_ONLY_IDS = [11655, 26298, 83]  # " Vi", "ệ", "t": checked with `tokconf encode --impl hf-merges:llama3`
+
+
+def _unexpected(parity: Path) -> set[tuple[str, str, str]]:
+    data = json.loads(parity.read_text(encoding="utf-8"))
+    return {(d["adapter"], d["check"], d["input"]["text"]) for d in data["divergences"] if d["status"] == "unexpected"}
+
+
+def test_an_encoding_file_reaches_isolated_workers(tmp_path: Path) -> None:
+    mine = _mine(tmp_path)
+    (tmp_path / "viet.yaml").write_text(VIET_CASE, encoding="utf-8")
+    common = ["run", "--encoding-file", str(mine), "--isolate", "--cases", str(tmp_path / "viet.yaml"),
+              "--no-generated", "--quiet"]
+    good = _tokconf(*common, "--impl", "hf:mine", "--out", str(tmp_path / "good"))
+    # without the file in the workers' set-up: exit 2, "the worker cannot find hf:mine"
+    assert good.returncode == 0, good.stdout + good.stderr
+    data = json.loads((tmp_path / "good" / "latest" / "parity.json").read_text(encoding="utf-8"))
+    rows = {row["name"]: row for row in data["adapters"]}
+    assert set(rows) == {"hf:mine", "tiktoken:mine"}
+    assert all(row["isolated"].startswith("worker process") for row in rows.values())
+    bad = _tokconf(*common, "--impl", "hf-merges:mine", "--out", str(tmp_path / "bad"))
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    parity = tmp_path / "bad" / "latest" / "parity.json"
+    assert ("hf-merges:mine", "id-parity", " Việt") in _unexpected(parity)
+    found = [d for d in json.loads(parity.read_text(encoding="utf-8"))["divergences"]
+             if d["adapter"] == "hf-merges:mine" and d["check"] == "id-parity" and d["input"]["text"] == " Việt"]
+    assert found[0]["outcomes"]["hf-merges:mine"]["ids"] == MERGES_ONLY_IDS
+    assert found[0]["outcomes"]["tiktoken:mine"]["ids"] == [101798]
+
+
+API_RUN = """
+import json, sys
+from harness import AdapterChoice, Plan, execute
+from harness.engine.plan import Outputs
+plan = Plan(adapters=AdapterChoice.of(encoding_file=[sys.argv[1]], impl=("hf-merges:mine",), no_isolate=True),
+            cases=(sys.argv[2],), phases=("cases",), outputs=Outputs(out=sys.argv[3]))
+outcome = execute(plan)
+print(json.dumps([outcome.exit_code, sorted(d.adapter + " " + d.text for d in outcome.result.by_status("unexpected"))]))
+"""
+
+
+def test_the_python_api_takes_an_encoding_file(tmp_path: Path) -> None:
+    (tmp_path / "viet.yaml").write_text(VIET_CASE, encoding="utf-8")
+    done = subprocess.run([sys.executable, "-c", API_RUN, str(_mine(tmp_path)), str(tmp_path / "viet.yaml"),
+                           str(tmp_path / "out")], capture_output=True, text=True, timeout=1200)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.strip().split("\n")[-1]) == [1, ["hf-merges:mine  Việt"]]
+
+
+def test_the_pytest_plugin_passes_an_encoding_file_to_the_plan(tmp_path: Path) -> None:
+    from harness.pytest.suite import SuiteOptions
+
+    mine = _mine(tmp_path)
+    plan = SuiteOptions(encoding_files=(str(mine),), impls=("hf:mine",), generated=False).plan()
+    # the path made absolute, as for --plugin: a worker's working folder is not ours
+    assert plan.adapters.encoding_file == (str(mine.resolve()),)
+    assert plan.adapters.impl == ("hf:mine",)

@@ -92,6 +92,9 @@ def render() -> str:
             lines += [
                 f'      - adapters: ["hf-merges:{name}"]',
                 f"        check: {check}",
+                # the same bytes as other tokens, in both checks (vocab-consistency compares
+                # a token's own text by ID parity: harness/checks/vocab.py)
+                "        kind: segmentation",
                 "        reason: >-",
                 f"          {len(tokens)} tokens of {name} are not built by merging their own bytes by rank;",
                 "          tiktoken (and the vendor's tokenizer) take a chunk that is a token whole, and",
