@@ -39,6 +39,27 @@ def test_a_merges_only_conversion_splits_it() -> None:
     assert _encode("hf-merges:llama3", "\n\na") == [271, 64]
 
 
+@pytest.mark.parametrize("name", ["meta:llama3", *LLAMA3_PORTS, "hf-merges:llama3"])
+def test_a_token_tiktoken_reaches_through_a_later_token_is_merged(name: str) -> None:
+    # ".:.:" stalls at ".", ":.", ":" with only earlier tokens; tiktoken goes on through
+    # ".:." (a later rank). A converter that recovered no merge for it gave hf:llama3
+    # [".:.", ":", "!\n"] here (found by a generated input of `tokconf run --encoding llama3`)
+    assert _encode(name, ".:.:!\n") == [100421, 4999]
+
+
+def test_the_converters_merges_miss_exactly_the_tokens_the_audit_finds_unreachable() -> None:
+    from harness.encodings import encoding_specs
+    from harness.encodings.ranks import encoding_ranks
+    from implementations.hf.convert import recover_merges
+    from implementations.openweight.reach import unreachable_tokens
+
+    ranks = encoding_ranks(encoding_specs()["llama3"])
+    built = {left + right for left, right in recover_merges(ranks)}
+    missing = {token for token in ranks if len(token) > 1 and token not in built}
+    assert missing == set(unreachable_tokens(ranks))
+    assert len(missing) == 588
+
+
 def test_transformers_own_converter_agrees_on_llama3() -> None:
     pytest.importorskip("transformers")
     assert _encode("hf-transformers:llama3", " Việt") == [101798]
