@@ -51,7 +51,7 @@ def test_the_converters_merges_miss_exactly_the_tokens_the_audit_finds_unreachab
     from harness.encodings import encoding_specs
     from harness.encodings.ranks import encoding_ranks
     from implementations.hf.convert import recover_merges
-    from implementations.openweight.reach import unreachable_tokens
+    from harness.encodings.reach import unreachable_tokens
 
     ranks = encoding_ranks(encoding_specs()["llama3"])
     built = {left + right for left, right in recover_merges(ranks)}
@@ -105,7 +105,7 @@ def test_qwen_passes_tiktokens_policy_through() -> None:
 def test_the_llama3_audit_finds_the_issues_588_unreachable_tokens() -> None:
     from harness.encodings import encoding_specs
     from harness.encodings.ranks import encoding_ranks
-    from implementations.openweight.reach import unreachable_tokens
+    from harness.encodings.reach import unreachable_tokens
 
     found = unreachable_tokens(encoding_ranks(encoding_specs()["llama3"]))
     assert len(found) == 588
