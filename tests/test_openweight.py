@@ -110,3 +110,20 @@ def test_the_llama3_audit_finds_the_issues_588_unreachable_tokens() -> None:
     found = unreachable_tokens(encoding_ranks(encoding_specs()["llama3"]))
     assert len(found) == 588
     assert " Việt".encode() in found and " hello".encode() not in found
+
+
+def test_upstream_minbpe_over_llama4_keeps_its_decode_gap_and_the_fixed_port_does_not() -> None:
+    # the same KeyError as on the GPT encodings (counterexamples.yaml seed001-minbpe-decode-special-*)
+    from harness.outcomes import capture
+
+    assert _encode("minbpe:llama4", "<|eot|>hello", allowed_special="all") == [200008, 25681]
+    upstream = default_registry().get("minbpe:llama4")
+    outcome = capture("decode", lambda: upstream.decode_bytes([200008, 25681]), classify=upstream.classify_error)
+    assert (outcome.category, outcome.native_type) == ("unknown-id", "builtins.KeyError")
+    assert default_registry().get("minbpe-fixed:llama4").decode_bytes([200008, 25681]) == b"<|eot|>hello"
+
+
+def test_minbpe_over_llama3_is_unavailable_with_the_reason() -> None:
+    # merge recovery needs every token built from two earlier ones (tiktoken issue 60)
+    with pytest.raises(AdapterUnavailable, match="tiktoken.*60|merg"):
+        default_registry().get("minbpe:llama3")

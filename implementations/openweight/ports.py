@@ -143,12 +143,14 @@ def _bytebpe(spec: EncodingSpec) -> Any:
                           capabilities=Capabilities(batch=True, trace=True, pretokenize=True, notes=RANK_NOTES))
 
 
-def _minbpe(spec: EncodingSpec) -> Any:
-    """minbpe's approach (merges recovered from the ranks, then GPT4Tokenizer's encoding),
-    special handling repaired. Recovery refuses a vocabulary whose tokens are not all built
-    by merging (Llama 3, Qwen3.6: tiktoken issue 60): the adapter is then unavailable, with
-    that reason in the report."""
-    from implementations.minbpe.adapters import _NOTES, _NOTES_FIXED, MinBPEAdapter
+def _minbpe(spec: EncodingSpec, *, fixed: bool) -> Any:
+    """minbpe's approach (merges recovered from the ranks, then GPT4Tokenizer's encoding):
+    upstream's behaviour (``minbpe:``, its KeyError/AssertionError on special tokens kept)
+    or with special handling repaired (``minbpe-fixed:``), as for the GPT encodings.
+    Recovery refuses a vocabulary whose tokens are not all built by merging (Llama 3,
+    Qwen3.6: tiktoken issue 60): the adapter is then unavailable, with that reason in the
+    report."""
+    from implementations.minbpe.adapters import _NOTES, _NOTES_FIXED, _NOTES_UPSTREAM, MinBPEAdapter
     from implementations.minbpe.recovery import load_or_recover_merges
     from implementations.minbpe.tokenizer import MinBPETokenizer, build_tables
 
@@ -158,11 +160,11 @@ def _minbpe(spec: EncodingSpec) -> Any:
             source = spec.vocabulary
             merges = load_or_recover_merges(
                 ranks, vocab_sha256=f"{source.sha256}-{source.id_offset}-{source.ordinary_tokens}")
-            self.name, self.encoding = f"minbpe-fixed:{spec.name}", spec.name
+            self.name, self.encoding = f"{'minbpe-fixed' if fixed else 'minbpe'}:{spec.name}", spec.name
             self.native = MinBPETokenizer(build_tables(ranks, merges), pattern=spec.pattern,
-                                          special_tokens=dict(spec.special_tokens), fixed=True)
-            self.capabilities = Capabilities(special_policy="ordinary-unless-allowed", trace=True,
-                                             pretokenize=True, notes=_NOTES + _NOTES_FIXED)
+                                          special_tokens=dict(spec.special_tokens), fixed=fixed)
+            self.capabilities = Capabilities(special_policy="ordinary-unless-allowed", trace=True, pretokenize=True,
+                                             notes=_NOTES + (_NOTES_FIXED if fixed else _NOTES_UPSTREAM))
 
         @property
         def split_pattern(self) -> str:
@@ -177,7 +179,8 @@ PORT_KINDS: dict[str, tuple[str, Callable[[EncodingSpec], Any]]] = {
     "hf-merges": ("tokenizers", lambda s: _hf(s, kind="hf-merges")),
     "hf-transformers": ("transformers", lambda s: _hf(s, kind="hf-transformers")),
     "bytebpe-ranks": ("tokconf", _bytebpe),
-    "minbpe-fixed": ("tokconf", _minbpe),
+    "minbpe": ("tokconf", lambda s: _minbpe(s, fixed=False)),
+    "minbpe-fixed": ("tokconf", lambda s: _minbpe(s, fixed=True)),
 }
 
 
