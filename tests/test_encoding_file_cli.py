@@ -124,3 +124,20 @@ def test_the_pytest_plugin_passes_an_encoding_file_to_the_plan(tmp_path: Path) -
     # the path made absolute, as for --plugin: a worker's working folder is not ours
     assert plan.adapters.encoding_file == (str(mine.resolve()),)
     assert plan.adapters.impl == ("hf:mine",)
+
+
+def test_the_pytest_plugin_reads_an_encoding_file(tmp_path: Path) -> None:
+    (tmp_path / "viet.yaml").write_text(VIET_CASE, encoding="utf-8")
+    (tmp_path / "test_theirs.py").write_text("def test_theirs():\n    assert True\n", encoding="utf-8")
+    mine = _mine(tmp_path)
+
+    def pytest_run(impl: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--tokconf-encoding-file",
+                               str(mine), "--tokconf-impl", impl, "--tokconf-cases", "viet.yaml",
+                               "--tokconf-no-generated"], cwd=tmp_path, capture_output=True, text=True, timeout=1200)
+
+    bad = pytest_run("hf-merges:mine")
+    assert bad.returncode == 1, bad.stdout[-3000:]
+    assert "hf-merges:mine" in bad.stdout and "mine-viet" in bad.stdout
+    good = pytest_run("hf:mine")
+    assert good.returncode == 0, good.stdout[-3000:]
