@@ -32,6 +32,7 @@ SUBCOMMANDS = (
     "harness.cli.snapshot_cmd",
     "harness.cli.gate_cmd",
     "harness.cli.selftest_cmd",
+    "harness.cli.fingerprint_cmd",
 )
 
 
@@ -56,6 +57,14 @@ def common_options() -> argparse.ArgumentParser:
         help="folder of vocabulary files (also TOKCONF_VOCAB_DIR); verified by SHA-256",
     )
     group.add_argument(
+        "--encoding-file",
+        action="append",
+        default=[],
+        metavar="FILE.yaml",
+        help="an encoding described as data (rank file, SHA-256, pattern, special IDs, reference; "
+             "docs/encodings.md); its tiktoken, hf and bytebpe-ranks adapters join the registry (repeatable)",
+    )
+    group.add_argument(
         "--verbose", "-v",
         action="store_true",
         help="everything in full: Rust's own panic output as it happens (default: one line per distinct "
@@ -73,13 +82,15 @@ def common_options() -> argparse.ArgumentParser:
 
 
 def apply_common(args: argparse.Namespace):
-    """Apply --vocab-dir, --plugin and --source-root (:func:`harness.run.choice.build_registry`); the registry."""
+    """Apply --vocab-dir, --plugin, --source-root and --encoding-file
+    (:func:`harness.run.choice.build_registry`); the registry."""
     from harness.run.choice import ChoiceError, build_registry
 
     try:
         return build_registry(plugin=getattr(args, "plugin", []) or [], vocab_dir=getattr(args, "vocab_dir", None),
                               source_root=getattr(args, "source_root", None) or [],
-                              impl=getattr(args, "impl", None) or [])
+                              impl=getattr(args, "impl", None) or [],
+                              encoding_file=getattr(args, "encoding_file", None) or [])
     except ChoiceError as exc:
         raise UsageError(str(exc)) from exc
 

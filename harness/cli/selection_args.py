@@ -24,6 +24,7 @@ def selection_from_args(args: argparse.Namespace, cases: Iterable[Any]) -> Adapt
     return AdapterChoice.of(
         plugin=getattr(args, "plugin", None) or [], vocab_dir=getattr(args, "vocab_dir", None),
         source_root=getattr(args, "source_root", None) or [], cases=cases,
+        encoding_file=getattr(args, "encoding_file", None) or [],
         impl=tuple(args.impl or []), encoding=tuple(getattr(args, "encoding", None) or []),
         reference=tuple(getattr(args, "reference", None) or []),
         isolate=bool(getattr(args, "isolate", False)), no_isolate=bool(getattr(args, "no_isolate", False)),

@@ -81,13 +81,18 @@ def prepare(plan: Plan, *, require: bool = True) -> Prepared:
     ``require=False``: an adapter asked for that cannot run is left for the caller to report)."""
     from harness.cases.loader import CaseFileError, case_files, check_adapter_kinds, is_long, load_cases
     from harness.generate.strategies import resolve_profile
-    from harness.run.choice import ChoiceError, build_registry, isolation_for, select_for
+    from harness.run.choice import ChoiceError, build_registry, claim_encoding, isolation_for, select_for
     from harness.run.selection import SelectionError
 
     choice = plan.adapters
     try:
         registry = build_registry(plugin=choice.plugin, vocab_dir=choice.vocab_dir,
-                                  source_root=choice.source_root, impl=choice.impl)
+                                  source_root=choice.source_root, impl=choice.impl,
+                                  encoding_file=choice.encoding_file)
+        # before the isolation set-up copies the registry's claims into the workers: an
+        # hf-json file of an open-weight model matches no pinned vocabulary, so a worker
+        # without its claim would judge it unclaimed
+        claim_encoding(registry, list(choice.impl), list(choice.encoding))
         isolation = isolation_for(choice, registry)
         profile = resolve_profile(plan.profile)
         long = plan.long or profile == "nightly"

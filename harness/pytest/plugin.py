@@ -65,7 +65,7 @@ __all__ = ["SuiteRequest", "tokconf_suite"]
 _OPTIONS = ("tokconf_impl", "tokconf_encoding", "tokconf_cases", "tokconf_plugin", "tokconf_reference",
             "tokconf_report", "tokconf_profile", "tokconf_no_generated", "tokconf_jobs", "tokconf_isolate",
             "tokconf_no_isolate", "tokconf_timeout", "tokconf_memory_limit", "tokconf_long", "tokconf_long_sizes",
-            "tokconf_shrink_seconds")
+            "tokconf_shrink_seconds", "tokconf_encoding_file")
 _SUITES = pytest.StashKey[dict]()
 _USED = pytest.StashKey[list]()
 
@@ -109,6 +109,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="run the suite on this adapter (repeatable; default: every available adapter)")
     group.addoption("--tokconf-encoding", action="append", default=[], metavar="ENC",
                     help="only adapters of this encoding (repeatable)")
+    group.addoption("--tokconf-encoding-file", action="append", default=[], metavar="FILE.yaml",
+                    help="an encoding described as data, as tokconf run --encoding-file (repeatable)")
     group.addoption("--tokconf-cases", action="append", default=[], metavar="PATH",
                     help="case file or folder (repeatable; default: the shipped cases)")
     group.addoption("--tokconf-plugin", action="append", default=[], metavar="MODULE:ATTR|FILE.py:ATTR",
@@ -162,6 +164,7 @@ def _options(config: pytest.Config, request: SuiteRequest) -> Any:
     return SuiteOptions(
         impls=tuple(get("tokconf_impl")) or request.impls,
         encodings=tuple(get("tokconf_encoding")) or request.encodings,
+        encoding_files=tuple(get("tokconf_encoding_file")),
         cases=cases,
         plugins=request.plugins + tuple(get("tokconf_plugin")),
         references=request.references + tuple(get("tokconf_reference")),

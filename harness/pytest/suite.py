@@ -51,6 +51,8 @@ class SuiteError(Exception):
 class SuiteOptions:
     impls: tuple[str, ...] = ()
     encodings: tuple[str, ...] = ()
+    #: ``--tokconf-encoding-file``: a user's encodings described as data
+    encoding_files: tuple[str, ...] = ()
     #: case files or folders; ``None`` = the shipped cases
     cases: tuple[str, ...] | None = None
     plugins: tuple[str, ...] = ()
@@ -75,6 +77,7 @@ class SuiteOptions:
     def plan(self) -> Plan:
         """The plan ``tokconf run`` builds from the same flags (the long tier aside: see docs/engine.md)."""
         choice = AdapterChoice.of(plugin=self.plugins, impl=self.impls, encoding=self.encodings,
+                                  encoding_file=self.encoding_files,
                                   reference=self.references, isolate=self.isolate == "all",
                                   no_isolate=self.isolate == "none", timeout=self.timeout_s,
                                   memory_limit=self.memory_limit_mb or 0)

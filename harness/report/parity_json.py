@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from harness import atomic
+from harness.encodings.reach import merge_unreachable_section
 from harness.checks.kinds import kind_words
 from harness.report.bounds import LONG_CHARS, abbreviate, clip, evidence_json, input_json
 from harness.outcomes import Outcome
@@ -210,6 +211,11 @@ def build(
         "divergences": divergences,
         **({"coverage": result.coverage} if result.coverage else {}),
     }
+    # the tokens a merge list cannot build, per open-weight vocabulary of the run (issue 23);
+    # tiktoken's own tables are not audited (none has one), so a default run has no section
+    section = merge_unreachable_section(row.encoding for row in result.adapters)
+    if section:
+        data["vocabularies"] = section
     data["verdict"] = verdict_of(data).to_json()
     return data
 

@@ -1,7 +1,7 @@
 """Which adapters a run builds, as a value: the front doors fill it, every process rebuilds from it.
 
 :class:`AdapterChoice` holds the few facts that choose a run's adapters (plugins, the
-vocabulary folder, source roots, ``--impl``/``--encoding``/``--reference``, the isolation
+vocabulary folder, source roots, ``--encoding-file``, ``--impl``/``--encoding``/``--reference``, the isolation
 mode and limits, the adapters the run's cases name). ``tokconf run`` builds its adapters
 from it with :func:`select_for`; a Dask worker (:mod:`harness.scale.shard_task`) gets the
 same value and calls the same function, so the two build the same adapters, or the
@@ -20,7 +20,7 @@ from harness.registry import Registry, RegistryError, default_registry
 from harness.worker.setup import Isolation, WorkerSetup
 
 __all__ = ["AdapterChoice", "ChoiceError", "DEFAULT_MEMORY_MB", "DEFAULT_TIMEOUT_S", "absolute_plugin",
-           "build_registry", "case_adapter_names", "claim_encoding", "isolation_for", "select_for", "selected_for"]
+           "add_encoding_files", "build_registry", "case_adapter_names", "claim_encoding", "isolation_for", "select_for", "selected_for"]
 
 #: seconds one isolated call may take: the slowest healthy call of a default run (a
 #: pure-Python adapter's vocabulary check, one encode of a long case) is far below it
@@ -44,13 +44,15 @@ def absolute_plugin(spec: str) -> str:
 
 @dataclass(frozen=True)
 class AdapterChoice:
-    """``--plugin``, ``--vocab-dir``, ``--source-root``, ``--impl``, ``--encoding``,
-    ``--reference``, the isolation flags, and the adapters the run's cases name (the field
-    names are the flags', so a reader maps one to the other)."""
+    """``--plugin``, ``--vocab-dir``, ``--source-root``, ``--encoding-file``, ``--impl``,
+    ``--encoding``, ``--reference``, the isolation flags, and the adapters the run's cases
+    name (the field names are the flags', so a reader maps one to the other)."""
 
     plugin: tuple[str, ...] = ()
     vocab_dir: str | None = None
     source_root: tuple[str, ...] = ()
+    #: a user's encodings described as data (docs/encodings.md), absolute paths
+    encoding_file: tuple[str, ...] = ()
     impl: tuple[str, ...] = ()
     encoding: tuple[str, ...] = ()
     reference: tuple[str, ...] = ()
@@ -63,7 +65,7 @@ class AdapterChoice:
 
     @classmethod
     def of(cls, *, plugin: Iterable[str] = (), vocab_dir: str | None = None, source_root: Iterable[str] = (),
-           cases: Iterable[Any] = (), **fields: Any) -> "AdapterChoice":
+           encoding_file: Iterable[str] = (), cases: Iterable[Any] = (), **fields: Any) -> "AdapterChoice":
         """The choice with paths made absolute and the cases' own adapters listed."""
         cases = list(cases)
         roots = []
@@ -72,6 +74,7 @@ class AdapterChoice:
             roots.append(f"{spec}={os.path.abspath(folder)}" if sep else os.path.abspath(folder))
         return cls(plugin=tuple(absolute_plugin(p) for p in plugin),
                    vocab_dir=os.path.abspath(vocab_dir) if vocab_dir else None, source_root=tuple(roots),
+                   encoding_file=tuple(os.path.abspath(os.path.expanduser(f)) for f in encoding_file),
                    case_adapters=tuple(case_adapter_names(cases)),
                    case_references=tuple(c.reference for c in cases if c.reference),
                    **{k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()})
@@ -92,19 +95,38 @@ def case_adapter_names(cases: Iterable[Any]) -> list[str]:
 
 
 def build_registry(*, plugin: Sequence[str] = (), vocab_dir: str | None = None,
-                   source_root: Sequence[str] = (), impl: Sequence[str] = ()) -> Registry:
-    """Apply the vocabulary folder, the plugins and the source roots; the registry."""
+                   source_root: Sequence[str] = (), impl: Sequence[str] = (),
+                   encoding_file: Sequence[str] = ()) -> Registry:
+    """Apply the vocabulary folder, the encoding files, the plugins and the source roots; the registry."""
     from harness.vocab import set_vocab_dir
 
     if vocab_dir:
         set_vocab_dir(vocab_dir)
     try:
+        add_encoding_files(encoding_file)
         registry = default_registry(plugins=plugin)
+        if encoding_file:
+            # families list their adapters from the encodings known when they register: the
+            # process-wide registry may predate these files, so they list them again
+            registry.load_entry_points()
         for root in source_root:
             registry.hook("source-root")(root, impls=list(impl))
     except (RegistryError, ValueError) as exc:
         raise ChoiceError(str(exc)) from exc
     return registry
+
+
+def add_encoding_files(paths: Sequence[str]) -> None:
+    """``--encoding-file``: make each encoding known (a bad file raises :class:`ChoiceError`)."""
+    if not paths:
+        return
+    from harness.encodings import EncodingError, add_encoding_file
+
+    for path in paths:
+        try:
+            add_encoding_file(path)
+        except EncodingError as exc:
+            raise ChoiceError(str(exc)) from exc
 
 
 def claim_encoding(registry: Registry, names: Sequence[str], encodings: Sequence[str]) -> None:
@@ -135,7 +157,8 @@ def isolation_for(choice: AdapterChoice, registry: Registry) -> Isolation:
         spec, sep, folder = root.rpartition("=")
         roots.append((spec if sep else None, os.path.abspath(folder)))
     vocab_dir = os.path.abspath(choice.vocab_dir) if choice.vocab_dir else None
-    setup = WorkerSetup.from_registry(registry, vocab_dir=vocab_dir, source_roots=tuple(roots))
+    setup = WorkerSetup.from_registry(registry, vocab_dir=vocab_dir, source_roots=tuple(roots),
+                                      encoding_files=choice.encoding_file)
     return Isolation(mode=choice.mode, timeout_s=float(choice.timeout),  # type: ignore[arg-type]
                      memory_limit_mb=choice.memory_limit or None, setup=setup)
 
@@ -161,5 +184,7 @@ def select_for(choice: AdapterChoice, registry: Registry, isolation: Isolation, 
 def selected_for(choice: AdapterChoice) -> Any:
     """Everything a run does to build its adapters, from the choice alone (a Dask worker's way)."""
     registry = build_registry(plugin=choice.plugin, vocab_dir=choice.vocab_dir, source_root=choice.source_root,
-                              impl=choice.impl)
+                              impl=choice.impl, encoding_file=choice.encoding_file)
+    # claims first: the isolation set-up copies them into the workers' registries
+    claim_encoding(registry, list(choice.impl), list(choice.encoding))
     return select_for(choice, registry, isolation_for(choice, registry))

@@ -30,6 +30,7 @@ import dataclasses
 from typing import Iterable, Mapping
 
 from harness.calls import Calls, InProcess
+from harness.encodings import is_on_request, reference_of
 from harness.registry import AdapterSpec, AdapterUnavailable, Registry, RegistryError, library_version
 from harness.run.result import AdapterRow
 from harness.worker.setup import Isolation
@@ -187,7 +188,9 @@ class Selected:
             if encoding in explicit:
                 self.references[encoding] = explicit[encoding]
                 continue
-            default = f"tiktoken:{encoding}"
+            # the encoding file names its reference (the vendor's own code for the
+            # open-weight ones); otherwise tiktoken's adapter of that name
+            default = reference_of(encoding) or f"tiktoken:{encoding}"
             pinned = default in self.registry.names()
             if pinned and self.add(default) is not None:
                 self.references[encoding] = default
@@ -243,7 +246,10 @@ def select(
 
     # another environment's adapters join when asked for by name: a default run tests this
     # environment, and an old release's known bugs must not fail it
-    for name in impls or [s.name for s in registry.specs() if not is_env_spec(s)]:
+    # an encoding file may say its adapters join only when asked for (--encoding, --impl):
+    # the open-weight vocabularies would make the default run several times longer
+    for name in impls or [s.name for s in registry.specs()
+                          if not is_env_spec(s) and (wanted_encodings or not is_on_request(s.encoding))]:
         if wanted_encodings and _encoding_of(registry, name) not in wanted_encodings:
             continue
         selected.add(name)
@@ -255,8 +261,11 @@ def select(
             if any(ch in name for ch in "*?[") or name in selected.rows:
                 continue
             try:
-                if wanted_encodings and _encoding_of(registry, name) not in wanted_encodings:
+                encoding = _encoding_of(registry, name)
+                if wanted_encodings and encoding not in wanted_encodings:
                     continue
+                if not wanted_encodings and is_on_request(encoding):
+                    continue  # a case about an open-weight encoding runs when it is asked for
                 selected.add(name)
             except SelectionError as exc:
                 prefix = name.split(":", 1)[0]
@@ -271,6 +280,11 @@ def select(
             selected.notes.append(f"cases name adapters of environments not installed here, not run: {listed}; "
                                   "`tokconf env add` installs them (README: Gating an upgrade, JavaScript tokenizers)")
     if not impls and not wanted_encodings:
+        left_out = sorted({s.encoding for s in registry.specs() if is_on_request(s.encoding)})
+        if left_out:
+            # said, not silent: these encodings' adapters are registered but not in this run
+            selected.notes.append(f"encodings run only when asked for, not in this run: {', '.join(left_out)}; "
+                                  "`tokconf run --encoding ENC` runs one (docs/encodings.md)")
         for kind, reason in sorted(registry.load_failures().items()):
             if kind.endswith(":*") and kind not in selected.rows:
                 selected.rows[kind] = AdapterRow(kind, "unknown", "", None, False, reason)

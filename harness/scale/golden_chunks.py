@@ -39,7 +39,7 @@ def _selected_for(spec: AdapterChoice, wanted: Sequence[str]) -> Any:
 
         try:
             registry = build_registry(plugin=spec.plugin, vocab_dir=spec.vocab_dir, source_root=spec.source_root,
-                                      impl=spec.impl)
+                                      impl=spec.impl, encoding_file=spec.encoding_file)
             selected = build_adapters(registry, list(spec.impl), isolation=Isolation(timeout_s=spec.timeout))
         except Exception as exc:  # noqa: BLE001 - whatever stops the build is the worker's error
             raise WorkerSetupError(f"Dask worker {worker_name()}: cannot build the adapters: "

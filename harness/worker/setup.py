@@ -55,6 +55,8 @@ class WorkerSetup:
     source_roots: tuple[tuple[str | None, str], ...] = ()
     #: (adapter name, encoding): ``hf-json:PATH`` adapters given an encoding by ``--encoding``
     claims: tuple[tuple[str, str], ...] = ()
+    #: ``--encoding-file`` paths (absolute): a user's encoding, whose adapters the worker lists too
+    encoding_files: tuple[str, ...] = ()
     #: folders put first on the worker's import path (where plugins are imported from)
     path: tuple[str, ...] = ()
     #: (name, "module:attr") entry points registered besides the worker's own: tokconf's
@@ -64,18 +66,21 @@ class WorkerSetup:
 
     @classmethod
     def from_registry(cls, registry: Any, *, vocab_dir: str | None = None,
-                      source_roots: tuple[tuple[str | None, str], ...] = ()) -> WorkerSetup:
-        """The setup that reproduces ``registry``: its plugins and encoding claims."""
+                      source_roots: tuple[tuple[str | None, str], ...] = (),
+                      encoding_files: tuple[str, ...] = ()) -> WorkerSetup:
+        """The setup that reproduces ``registry``: its plugins, encoding files and claims."""
         plugins = tuple(dict.fromkeys(
             spec.provider[len("plugin "):] for spec in registry.specs() if spec.provider.startswith("plugin ")))
         claims = tuple((spec.name, spec.encoding) for spec in registry.specs() if spec.provider == "--encoding")
         path = tuple(p for p in (os.getcwd(),) if p)
-        return cls(plugins=plugins, vocab_dir=vocab_dir, source_roots=tuple(source_roots), claims=claims, path=path)
+        return cls(plugins=plugins, vocab_dir=vocab_dir, source_roots=tuple(source_roots), claims=claims, path=path,
+                   encoding_files=tuple(encoding_files))
 
     def to_json(self) -> dict[str, Any]:
         return {"plugins": list(self.plugins), "vocab_dir": self.vocab_dir,
                 "source_roots": [list(r) for r in self.source_roots],
                 "claims": [list(c) for c in self.claims], "path": list(self.path),
+                "encoding_files": list(self.encoding_files),
                 "entry_points": [list(e) for e in self.entry_points]}
 
     @classmethod
@@ -83,6 +88,7 @@ class WorkerSetup:
         return cls(plugins=tuple(data.get("plugins", ())), vocab_dir=data.get("vocab_dir"),
                    source_roots=tuple((s, f) for s, f in data.get("source_roots", ())),
                    claims=tuple((n, e) for n, e in data.get("claims", ())), path=tuple(data.get("path", ())),
+                   encoding_files=tuple(data.get("encoding_files", ())),
                    entry_points=tuple((n, v) for n, v in data.get("entry_points", ())))
 
     def build(self, name: str) -> Any:
@@ -97,7 +103,18 @@ class WorkerSetup:
 
             set_vocab_dir(self.vocab_dir)
         try:
+            if self.encoding_files:
+                # before the registry lists adapters: the families list the known encodings'
+                from harness.encodings import EncodingError, add_encoding_file
+
+                try:
+                    for path in self.encoding_files:
+                        add_encoding_file(path)
+                except EncodingError as exc:
+                    raise AdapterUnavailable(f"the worker cannot read an --encoding-file: {exc}") from exc
             registry = default_registry(plugins=self.plugins)
+            if self.encoding_files:
+                registry.load_entry_points()  # a registry made before the files: list them again
             for ep_name, value in self.entry_points:
                 registry.load_entry_point(ep_name, value)
             # family options go back to their family through the registry's hooks

@@ -212,11 +212,18 @@ def recover_merges(ranks: Mapping[bytes, int]) -> list[tuple[bytes, bytes]]:
 
     For a token of rank ``r``, byte-pair merging over its bytes using only tokens of rank
     below ``r`` ends in exactly two parts: the pair whose merge (at priority ``r``) makes
-    it. A token that does not end in two parts cannot be made by merging; it gets no merge
-    (HF, like tiktoken, still emits it when a whole pre-token chunk equals it).
+    it. In a vocabulary not trained by merging (Llama 3, Qwen3.6) that merging may stall
+    in three or more parts, and tiktoken's rule (merge the lowest-ranked adjacent pair,
+    whatever its rank) still reaches the token through a *later* token: Llama 3's ".:.:"
+    stalls at ".", ":.", ":", and tiktoken goes on through ".:." (a higher rank). The pair
+    of that last merge is the merge: HF applies the later token's own merge first, as
+    tiktoken does. A token that neither way builds gets no merge (HF, like tiktoken, still
+    emits it when a whole pre-token chunk equals it and ``ignore_merges`` is on).
 
     >>> recover_merges({b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"abc": 4, b"bc": 5})
     [(b'a', b'b'), (b'ab', b'c'), (b'b', b'c')]
+    >>> recover_merges({b".": 0, b":": 1, b":.": 2, b".:.:": 3, b".:.": 4})
+    [(b':', b'.'), (b'.:.', b':'), (b'.', b':.')]
     """
     merges: list[tuple[bytes, bytes]] = []
     for token, rank in sorted(ranks.items(), key=lambda item: item[1]):
@@ -235,21 +242,46 @@ def recover_merges(ranks: Mapping[bytes, int]) -> list[tuple[bytes, bytes]]:
             if at < 0:
                 break
             parts[at : at + 2] = [parts[at] + parts[at + 1]]
+        if len(parts) > 2:
+            parts = _through_later_tokens(parts, ranks)
         if len(parts) == 2:
             merges.append((parts[0], parts[1]))
     return merges
 
 
+def _through_later_tokens(parts: list[bytes], ranks: Mapping[bytes, int]) -> list[bytes]:
+    """Go on merging ``parts`` by tiktoken's rule with every rank; the last two parts if
+    that ends in one token (the pair of its last merge), else ``parts`` as they were."""
+    work = list(parts)
+    while len(work) > 2:
+        best, at = None, -1
+        for k in range(len(work) - 1):
+            found = ranks.get(work[k] + work[k + 1])
+            if found is not None and (best is None or found < best):
+                best, at = found, k
+        if at < 0:
+            return parts
+        work[at : at + 2] = [work[at] + work[at + 1]]
+    return work
+
+
 def build_tiktoken_tokenizer(
-    ranks: Mapping[bytes, int], *, pattern: str, special_tokens: Mapping[str, int]
+    ranks: Mapping[bytes, int],
+    *,
+    pattern: str,
+    special_tokens: Mapping[str, int],
+    ignore_merges: bool = True,
+    nfc: bool = False,
 ) -> Any:
     """A ``tokenizers.Tokenizer`` equivalent to tiktoken's BPE over ``ranks``.
 
     ``pattern`` is tiktoken's split pattern; it is translated with
     :func:`oniguruma_pattern`. ``ignore_merges=True`` mirrors tiktoken looking a whole
-    pre-token chunk up in the ranks before merging.
+    pre-token chunk up in the ranks before merging; ``False`` gives the merges-only model
+    some converted files ship with (issue 23 shows what that changes). ``nfc`` adds an NFC
+    normalizer, for vocabularies whose own tokenizer normalizes first (Qwen).
     """
-    from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, pre_tokenizers
+    from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers
 
     alias = bytes_to_unicode()
 
@@ -259,7 +291,9 @@ def build_tiktoken_tokenizer(
     vocab = {text(token): rank for token, rank in ranks.items()}
     vocab.update(special_tokens)  # so the added tokens keep tiktoken's IDs
     merges = [(text(left), text(right)) for left, right in recover_merges(ranks)]
-    tokenizer = Tokenizer(models.BPE(vocab, merges, ignore_merges=True))
+    tokenizer = Tokenizer(models.BPE(vocab, merges, ignore_merges=ignore_merges))
+    if nfc:
+        tokenizer.normalizer = normalizers.NFC()
     tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
         [
             pre_tokenizers.Split(Regex(oniguruma_pattern(pattern)), behavior="isolated", invert=False),

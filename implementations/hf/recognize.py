@@ -28,7 +28,15 @@ def hf_name_for(encoding: str) -> str | None:
     >>> hf_name_for("r50k_base"), hf_name_for("hf-json:abc")
     ('hf:gpt2', None)
     """
-    return _HF_NAMES.get(encoding)
+    known = _HF_NAMES.get(encoding)
+    if known is None:
+        # an open-weight encoding file (issue 23) has its own hf:ENC conversion
+        from harness.encodings import encoding_spec
+
+        spec = encoding_spec(encoding)
+        if spec is not None and spec.vocabulary.pinned is None:
+            known = f"hf:{encoding}"
+    return known
 
 
 def vocab_as_bytes(vocab: Mapping[str, int]) -> dict[bytes, int] | None:
