@@ -76,13 +76,13 @@ def test_one_run_finds_each_change_in_the_release_that_made_it(ladder: dict[str,
     installed = versions["tiktoken:o200k_base"]
     folded = json.loads((tmp_path / "latest" / "ladder.json").read_text(encoding="utf-8"))
     assert folded["releases"] == [*LADDER, installed]
-    spans = {(b["case"], b["kind"]): (b["runs"], b["changed_in"]) for b in folded["behaviours"]}
-    assert spans[("tiktoken-0.9.0-encode-bytes-invalid-start-o200k",
-                  "inconsistent:_encode_bytes→decode_bytes~input bytes:ok|ok")] == ([["0.9.0", "0.9.0"]], ["0.10.0"])
-    literal = [v for (case, _), v in spans.items() if case == "tiktoken-0.9-0.10-encode-to-numpy-special-literal-o200k"]
-    assert literal and all(v == ([["0.9.0", "0.10.0"]], ["0.11.0"]) for v in literal)
-    every = [v for (case, _), v in spans.items() if case == "tiktoken-encode-to-numpy-lone-surrogate-default-o200k"]
-    assert every and all(v == ([["0.9.0", installed]], []) for v in every)
+    spans = {b["kind"]: (b["runs"], b["changed_in"]) for b in folded["behaviours"]}
+    assert spans["inconsistent:_encode_bytes→decode_bytes~input bytes:ok|ok"] == ([["0.9.0", "0.9.0"]], ["0.10.0"])
+    assert spans["changed:_encode_bytes:ok|ok"] == ([["0.9.0", "0.9.0"]], ["0.10.0"])
+    assert spans["inconsistent:encode_to_numpy[ordinary]~encode[ordinary]:ok|ok"] == ([["0.9.0", "0.10.0"]], ["0.11.0"])
+    for policy in ("default", "all", "ordinary", "one"):
+        kind = f"inconsistent:encode_to_numpy[{policy}]~encode[{policy}]:raised:unencodable-text|ok"
+        assert spans[kind] == ([["0.9.0", installed]], [])
 
 
 @pytest.mark.network
