@@ -4,18 +4,17 @@ A ladder run (``tokconf run --ladder``) compares several releases of one library
 by side; each release's divergences are in parity.json like any adapter's. This module
 folds them per behaviour (check, kind, encoding) into the releases that show it,
 in ladder order, as runs ``first..last``, and names the release after each run: the one
-that changed it. So "which release fixed this" is read off, not guessed. Written as
-``ladder.json`` beside parity.json and printed after the run's summary.
+that changed it. So "which release fixed this" is read off, not guessed. Written into
+parity.json as ``ladders`` (:func:`ladder_sections`) and printed after the run's summary.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any, Mapping, Sequence, TextIO
 
-__all__ = ["Behaviour", "behaviours", "print_ladder", "write_ladder"]
+__all__ = ["Behaviour", "behaviours", "ladder_sections", "print_ladder"]
 
 
 @dataclass(frozen=True)
@@ -109,12 +108,13 @@ def print_ladder(found: Sequence[Behaviour], order: Sequence[str], stream: TextI
                      f" [{'/'.join(statuses)}]\n")
 
 
-def write_ladder(folder: Path, found: Sequence[Behaviour], order: Sequence[str], releases: Mapping[str, str], *,
-                 library: str, name: str = "ladder.json") -> Path:
-    """``ladder.json`` in the run's folder (written atomically)."""
-    from harness.atomic import write_atomic
-
-    path = folder / name
-    write_atomic(path, json.dumps({"library": library, "releases": list(order), "adapters": dict(releases),
-                                        "behaviours": [asdict(b) for b in found]}, indent=1, ensure_ascii=False))
-    return path
+def ladder_sections(data: Mapping[str, Any],
+                    ladders: Sequence[tuple[str, Sequence[str], Sequence[tuple[str, str]]]]) -> list[dict[str, Any]]:
+    """parity.json's ``ladders``: per ladder, its releases, adapters and folded behaviours."""
+    out = []
+    for library, order, pairs in ladders:
+        releases = dict(pairs)
+        found = behaviours(data, releases, list(order))
+        out.append({"library": library, "releases": list(order), "adapters": releases,
+                    "behaviours": [json.loads(json.dumps(asdict(b))) for b in found]})
+    return out
