@@ -15,6 +15,7 @@ from harness.interface import Adapter, AllowedSpecial, Capabilities, DisallowedS
 from harness.outcomes import Operation, Outcome
 from harness.registry import AdapterSpec, Family, library_version
 from harness.vocab import TIKTOKEN_ENCODING_FILES, seed_tiktoken_cache, vocab_unavailable_reason
+from implementations.tiktoken_surface import as_documented
 
 __all__ = ["TiktokenAdapter", "family"]
 
@@ -56,9 +57,9 @@ class TiktokenAdapter(Adapter):
         allowed_special: AllowedSpecial = frozenset(),
         disallowed_special: DisallowedSpecial = "all",
     ) -> list[int]:
-        return self._enc.encode(
-            text, allowed_special=allowed_special, disallowed_special=disallowed_special
-        )
+        # called as tiktoken's documentation shows, with sets: tiktoken 0.3.2 refuses a frozenset
+        return self._enc.encode(text, allowed_special=as_documented(allowed_special),
+                                disallowed_special=as_documented(disallowed_special))
 
     def encode_ordinary(self, text: str) -> list[int]:
         return self._enc.encode_ordinary(text)
@@ -70,9 +71,8 @@ class TiktokenAdapter(Adapter):
         allowed_special: AllowedSpecial = frozenset(),
         disallowed_special: DisallowedSpecial = "all",
     ) -> list[list[int]]:
-        return self._enc.encode_batch(
-            list(texts), allowed_special=allowed_special, disallowed_special=disallowed_special
-        )
+        return self._enc.encode_batch(list(texts), allowed_special=as_documented(allowed_special),
+                                      disallowed_special=as_documented(disallowed_special))
 
     def decode_bytes(self, ids: Sequence[int]) -> bytes:
         return self._enc.decode_bytes(list(ids))

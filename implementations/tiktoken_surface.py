@@ -37,7 +37,7 @@ from typing import Any, Callable
 
 from harness.outcomes import Operation, Outcome, capture
 
-__all__ = ["POLICIES", "attributes", "walk"]
+__all__ = ["POLICIES", "as_documented", "attributes", "walk"]
 
 #: (label, allowed_special, disallowed_special), tiktoken's keyword arguments.
 POLICIES: tuple[tuple[str, Any, Any], ...] = (
@@ -47,6 +47,20 @@ POLICIES: tuple[tuple[str, Any, Any], ...] = (
 )
 
 Classify = Callable[[Operation, BaseException], "str | None"]
+
+
+def as_documented(value: Any) -> Any:
+    """A special-token policy as tiktoken's documentation writes it: a ``set`` (or ``"all"``,
+    or the ``()`` of ``disallowed_special=()``). tiktoken 0.3.2 takes only a ``set`` (its
+    Rust core extracts a ``HashSet`` from a Python ``set``; a ``frozenset`` raises
+    ``TypeError``), later releases take any set; called as documented, every release
+    answers, and the one release's type quirk is one fixed probe (:func:`attributes`),
+    not a finding on every input (issue 22).
+
+    >>> as_documented(frozenset({"a"})), as_documented("all"), as_documented(())
+    ({'a'}, 'all', ())
+    """
+    return set(value) if isinstance(value, frozenset) else value
 
 
 def _plain(value: Any) -> Any:
@@ -100,7 +114,7 @@ def walk(enc: Any, text: str, *, classify: Classify, release: str) -> list[tuple
         policies.append(("one", frozenset({literals[0]}), "all"))
     encoded: dict[str, Outcome] = {}
     for label, allowed, disallowed in policies:
-        kwargs = {"allowed_special": allowed, "disallowed_special": disallowed}
+        kwargs = {"allowed_special": as_documented(allowed), "disallowed_special": as_documented(disallowed)}
         encoded[label] = w.call(f"encode[{label}]", "encode", "encode", text, **kwargs)
         w.call(f"encode_batch[{label}]", "encode", "encode_batch", [text], **kwargs)
         w.call(f"encode_to_numpy[{label}]", "encode", "encode_to_numpy", text, **kwargs)
@@ -194,4 +208,6 @@ def attributes(enc: Any, *, classify: Classify, release: str) -> list[tuple[str,
     w.call("decode_with_offsets[past-vocab]", "decode", "decode_with_offsets", [past])
     w.call("encode_single_token[invalid-utf8]", "encode", "encode_single_token", b"\xff\xfe")
     w.call("_encode_bytes[invalid-utf8]", "encode", "_encode_bytes", b" \xec\x8b\xa4\xed")
+    # the argument types a release takes (as_documented): tiktoken 0.3.2 refuses a frozenset
+    w.call("encode[allowed_special=frozenset()]", "encode", "encode", "hi", allowed_special=frozenset())
     return w.out

@@ -110,7 +110,11 @@ def test_run_ladder_runs_every_release_side_by_side_and_folds_each_divergence(pl
     done = tokconf("run", "--ladder", "tiktoken", "--encoding", "o200k_base", "--cases", str(cases),
                    "--no-generated", "--out", str(out), "--quiet", env=planted_ladder)
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
-    ladder = json.loads((out / "latest" / "ladder.json").read_text(encoding="utf-8"))
+    data = json.loads((out / "latest" / "parity.json").read_text(encoding="utf-8"))
+    from harness.report.schema import validate_parity
+
+    validate_parity(data)  # the ladders section is in the schema
+    (ladder,) = data["ladders"]
     assert ladder["releases"] == [version, f"{version} (installed)"]
     assert ladder["adapters"] == {f"tiktoken@{version}:o200k_base": version,
                                   "tiktoken:o200k_base": f"{version} (installed)"}

@@ -5,8 +5,8 @@ The front door's part of a ladder (issue 22): the flag is read into a
 environments (``env add`` of each), and the rungs' adapters join the plan's ``--impl``
 beside the installed release's own, which is the reference of each encoding; so the plan
 is an ordinary plan with several releases. After the run, each divergence of a rung is
-folded across releases (:mod:`harness.report.ladder`): printed, and written as
-``ladder.json`` beside parity.json.
+folded across releases (:mod:`harness.report.ladder`): parity.json's ``ladders``, and
+printed after the summary.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Callable
 
 from harness.cli import UsageError
@@ -70,7 +69,8 @@ def resolve_ladders(args: argparse.Namespace, *, log: Callable[[str], None]) -> 
         order = sorted(set(names.values()), key=lambda v: (release_key(v.split(" ")[0]), v))
         impls += [n for n in names if n not in impls]
         resolved.append(Rungs(ladder.library, tuple(order), tuple(sorted(names.items()))))
-    return argparse.Namespace(**{**vars(args), "impl": impls}), resolved
+    ladders = tuple((r.library, r.order, r.releases) for r in resolved)
+    return argparse.Namespace(**{**vars(args), "impl": impls, "ladder_rungs": ladders}), resolved
 
 
 def _installed_names(rungs: dict, installed: str | None) -> list[str]:
@@ -80,15 +80,11 @@ def _installed_names(rungs: dict, installed: str | None) -> list[str]:
     return sorted({a.inner for env in rungs.values() for a in env.adapters})
 
 
-def report_ladders(ladders: list[Rungs], data: dict[str, Any], folders: list[Path | None]) -> None:
-    """Print each ladder's behaviours and write ``ladder.json`` into the run's folders."""
-    from harness.report.ladder import behaviours, print_ladder, write_ladder
+def report_ladders(data: dict[str, Any]) -> None:
+    """Print each ladder of the run's parity.json: per behaviour, its releases and where it changed."""
+    from harness.report.ladder import Behaviour, print_ladder
 
-    for rungs in ladders:
-        releases = dict(rungs.releases)
-        found = behaviours(data, releases, list(rungs.order))
-        print_ladder(found, rungs.order, sys.stdout, library=rungs.library)
-        name = "ladder.json" if len(ladders) == 1 else f"ladder-{rungs.library.replace(':', '-')}.json"
-        for folder in folders:
-            if folder is not None:
-                write_ladder(folder, found, rungs.order, releases, library=rungs.library, name=name)
+    for section in data.get("ladders", ()):
+        found = [Behaviour(**{k: tuple(tuple(x) if isinstance(x, list) else x for x in v) if isinstance(v, list)
+                              else v for k, v in b.items()}) for b in section["behaviours"]]
+        print_ladder(found, section["releases"], sys.stdout, library=section["library"])

@@ -137,7 +137,7 @@ def plan_from_args(args: argparse.Namespace) -> Any:
             executor=Executor(kind=args.executor, jobs=args.jobs, scheduler=args.scheduler,
                               shard_size=args.shard_size, resume=args.resume),
             outputs=Outputs(out=args.out, save_new_cases=args.save_new_cases, min_coverage=minimums,
-                            profile_harness=args.profile_harness,
+                            profile_harness=args.profile_harness, ladders=getattr(args, "ladder_rungs", ()),
                             argv=("tokconf", *(getattr(args, "argv", None) or sys.argv[1:]))),
         )
     except (PlanError, ValueError) as exc:
@@ -149,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
     from harness.engine.execute import execute
     from harness.engine.plan import PlanError
 
-    args, ladders = resolve_ladders(args, log=lambda line: print(line, file=sys.stderr, flush=True))
+    args, _ = resolve_ladders(args, log=lambda line: print(line, file=sys.stderr, flush=True))
     plan = plan_from_args(args)
     progress = Progress(sys.stderr, enabled=not args.quiet)
     try:
@@ -169,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
         outcome.profile.report(sys.stderr)
     for lost in outcome.lost:
         print(f"shard lost: {lost}", file=sys.stderr)
-    report_ladders(ladders, outcome.data, [outcome.folder, outcome.latest])
+    report_ladders(outcome.data)
     from harness.cli.closing import print_closing
 
     # the exit code, the page's verdict and this line come from one function (issue 21)

@@ -225,6 +225,10 @@ def write_reports(result: Any, *, plan: Plan, started: _dt.datetime, finished: _
                  lost_shards=[str(x) for x in lost_shards or []])
     if executor is not None:
         data["run"]["executor"] = executor
+    if plan.outputs.ladders:  # each release's divergences folded across the ladder (issue 22)
+        from harness.report.ladder import ladder_sections
+
+        data["ladders"] = ladder_sections(data, plan.outputs.ladders)
     out = Path(plan.outputs.out)
     folder = folder or run_folder(out, run_id(started))
     # every input's outcomes, beside the report: what `tokconf diff` compares input by input

@@ -64,6 +64,9 @@ class Outputs:
     profile_harness: bool = False
     #: the command line the report cites (``tokconf run ...``)
     argv: tuple[str, ...] = ("tokconf", "run")
+    #: each ``--ladder``: (library, its releases oldest first, (adapter, release) pairs);
+    #: parity.json's ``ladders`` folds the rungs' divergences across them
+    ladders: tuple[tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]], ...] = ()
 
 
 def _default_phases() -> tuple[str, ...]:

@@ -2,20 +2,19 @@
 
 A ladder run (``tokconf run --ladder``) compares several releases of one library side
 by side; each release's divergences are in parity.json like any adapter's. This module
-folds them per behaviour (check, kind, encoding, input) into the releases that show it,
+folds them per behaviour (check, kind, encoding) into the releases that show it,
 in ladder order, as runs ``first..last``, and names the release after each run: the one
-that changed it. So "which release fixed this" is read off, not guessed. Written as
-``ladder.json`` beside parity.json and printed after the run's summary.
+that changed it. So "which release fixed this" is read off, not guessed. Written into
+parity.json as ``ladders`` (:func:`ladder_sections`) and printed after the run's summary.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any, Mapping, Sequence, TextIO
 
-__all__ = ["Behaviour", "behaviours", "print_ladder", "write_ladder"]
+__all__ = ["Behaviour", "behaviours", "ladder_sections", "print_ladder"]
 
 
 @dataclass(frozen=True)
@@ -25,11 +24,11 @@ class Behaviour:
     check: str
     kind: str
     encoding: str
-    #: the input, escaped as parity.json shows it (cut at 120 characters)
+    #: an input that shows it (the first seen), escaped as parity.json shows it (cut at 120)
     input: str
-    #: the case that carries the input, when it is one
+    #: the case of that input, when it is one
     case: str | None
-    #: the releases that show it, in ladder order, with each one's status there
+    #: the releases that show it, in ladder order, with each one's statuses there
     shown: tuple[tuple[str, str], ...]
     #: (first, last) release of each run of consecutive releases that show it
     runs: tuple[tuple[str, str], ...]
@@ -68,23 +67,26 @@ def behaviours(data: Mapping[str, Any], releases: Mapping[str, str], order: Sequ
         release = releases.get(d.get("adapter", ""))
         if release is None:
             continue
-        # a case's input is the case (an unexpected finding on it is shrunk to another text);
-        # a record grouped by cause lists each symptom, each its own behaviour
+        # a behaviour is a (check, kind) in an encoding, not an input: one release's finding
+        # is recorded on its documented case, another's shrunk and grouped under another
+        # case, and both are the same behaviour; a record grouped by cause lists each symptom
         text = str((d.get("input") or {}).get("escaped", ""))[:120]
         symptoms = d.get("symptoms") or [{"check": d["check"], "kind": d.get("kind") or ""}]
         for symptom in symptoms:
-            key = (symptom.get("check", d["check"]), symptom.get("kind") or "", d.get("encoding") or "",
-                   f"case:{d['case']}" if d.get("case") else text)
+            key = (symptom.get("check", d["check"]), symptom.get("kind") or "", d.get("encoding") or "")
             entry = folded.setdefault(key, {"case": d.get("case"), "text": text, "shown": {}})
-            entry["shown"].setdefault(release, d.get("status", ""))
+            statuses = entry["shown"].setdefault(release, [])
+            if d.get("status", "") not in statuses:
+                statuses.append(d.get("status", ""))
     out = []
-    for (check, kind, encoding, _), entry in folded.items():
+    for (check, kind, encoding), entry in folded.items():
         shown = entry["shown"]
         runs, changed = _runs([r in shown for r in order], order)
         out.append(Behaviour(check, kind, encoding, entry["text"], entry["case"],
-                             tuple((r, shown[r]) for r in order if r in shown), tuple(runs), tuple(changed)))
+                             tuple((r, "/".join(sorted(shown[r]))) for r in order if r in shown), tuple(runs),
+                             tuple(changed)))
     # what changed inside the ladder first, then what every release shows
-    out.sort(key=lambda b: (not b.changed_in and len(b.shown) == len(order), b.encoding, b.check, b.kind, b.input))
+    out.sort(key=lambda b: (not b.changed_in and len(b.shown) == len(order), b.encoding, b.check, b.kind))
     return out
 
 
@@ -98,20 +100,21 @@ def print_ladder(found: Sequence[Behaviour], order: Sequence[str], stream: TextI
     if not found:
         stream.write("  every release behaves as the reference on every input\n")
     for b in found:
-        where = f"{b.case}" if b.case else repr(b.input)[:60]
+        where = f"{b.case}" if b.case else repr(b.input)[:60]  # one input that shows it
         change = f"; changed in {', '.join(b.changed_in)}" if b.changed_in else ""
         everywhere = " (every release)" if len(b.shown) == len(order) else ""
-        statuses = sorted({s for _, s in b.shown})
+        statuses = sorted({s for _, both in b.shown for s in both.split("/")})
         stream.write(f"  {b.encoding} {b.check} {b.kind[:70]} on {where}: {_span(b.runs)}{everywhere}{change}"
                      f" [{'/'.join(statuses)}]\n")
 
 
-def write_ladder(folder: Path, found: Sequence[Behaviour], order: Sequence[str], releases: Mapping[str, str], *,
-                 library: str, name: str = "ladder.json") -> Path:
-    """``ladder.json`` in the run's folder (written atomically)."""
-    from harness.atomic import write_atomic
-
-    path = folder / name
-    write_atomic(path, json.dumps({"library": library, "releases": list(order), "adapters": dict(releases),
-                                        "behaviours": [asdict(b) for b in found]}, indent=1, ensure_ascii=False))
-    return path
+def ladder_sections(data: Mapping[str, Any],
+                    ladders: Sequence[tuple[str, Sequence[str], Sequence[tuple[str, str]]]]) -> list[dict[str, Any]]:
+    """parity.json's ``ladders``: per ladder, its releases, adapters and folded behaviours."""
+    out = []
+    for library, order, pairs in ladders:
+        releases = dict(pairs)
+        found = behaviours(data, releases, list(order))
+        out.append({"library": library, "releases": list(order), "adapters": releases,
+                    "behaviours": [json.loads(json.dumps(asdict(b))) for b in found]})
+    return out
