@@ -51,6 +51,14 @@ def _cases(ctx: RunContext) -> None:
     ctx.runner.run_cases(ctx.cases)
 
 
+def _everyday(ctx: RunContext) -> None:
+    # everyday text (issue 20): documents with provenance, run as cases so they shrink,
+    # judge and parallelise like them (harness/generate/everyday.py)
+    from harness.generate.everyday import build, everyday_cases
+
+    ctx.runner.run_cases(everyday_cases(build(ctx.profile)))
+
+
 def _corpus(ctx: RunContext) -> None:
     ctx.runner.phase = "corpus"
     if ctx.corpus is not None:
@@ -90,7 +98,8 @@ def register_phase(phase: Phase, *, before: str | None = None) -> None:
     PHASES.update(items)
 
 
-for _phase in (Phase("vocab", _vocab, "vocab", True), Phase("cases", _cases, "cases", True), Phase("corpus", _corpus),
+for _phase in (Phase("vocab", _vocab, "vocab", True), Phase("cases", _cases, "cases", True),
+               Phase("everyday", _everyday, "everyday"), Phase("corpus", _corpus),
                Phase("generated", _generated, "generated", True), Phase("long", _long, "long")):
     register_phase(_phase)
 

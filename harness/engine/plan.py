@@ -73,7 +73,7 @@ class Plan:
     #: case files or folders; None: the shipped cases; ``()``: no cases
     cases: tuple[str, ...] | None = None
     #: the input phases, in order (names of :data:`harness.engine.phases.PHASES`)
-    phases: tuple[str, ...] = ("vocab", "cases", "corpus", "generated", "long")
+    phases: tuple[str, ...] = ("vocab", "cases", "everyday", "corpus", "generated", "long")
     #: hypothesis profile of the generated inputs (None: $HYPOTHESIS_PROFILE or ci)
     profile: str | None = None
     seed: int | None = None

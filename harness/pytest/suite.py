@@ -75,7 +75,7 @@ class SuiteOptions:
                                   no_isolate=self.isolate == "none", timeout=self.timeout_s,
                                   memory_limit=self.memory_limit_mb or 0)
         return Plan(adapters=choice, cases=self.cases, profile=self.profile, long=self.long,
-                    phases=("vocab", "cases", *(("generated",) if self.generated else ())),
+                    phases=("vocab", "cases", *(("everyday", "generated") if self.generated else ())),
                     limits=Limits(shrink_seconds=self.shrink_seconds, time_budget_s=self.time_budget_s),
                     executor=Executor(jobs=self.jobs))
 
@@ -189,6 +189,7 @@ class Suite:
             self.collector.add_case_references(self.cases)
             for case in self.cases:
                 units.append(Unit(case.id, "cases", 0, case=case))
+            units += self._everyday_units()
             tasks = chunked(units_of(self._pools, self.collector.budgets), TEXTS_PER_TASK)
             count: dict[str, int] = {}
             for task in tasks:
@@ -199,6 +200,21 @@ class Suite:
                 units.append(Unit("steered", "steered", 0))
             self.__dict__["_units"] = [replace(u, index=i) for i, u in enumerate(units)]
         return self.__dict__["_units"]
+
+    def _everyday_units(self) -> list[Unit]:
+        """The everyday text (harness/generate/everyday.py), as ``tokconf run`` runs it:
+        ``everyday[<source>]::NNN``, up to 24 documents each."""
+        if "everyday" not in self.plan.phases:
+            return []
+        from harness.generate.everyday import build, everyday_cases
+        from harness.run.parallel import CASES_PER_TASK
+
+        by_source: dict[str, list[Case]] = {}
+        for case in everyday_cases(build(self.profile)):
+            by_source.setdefault(case.file.removeprefix("everyday:"), []).append(case)
+        return [Unit(f"everyday[{source}]::{n:03d}", "everyday", 0, tuple(chunk))
+                for source, cases in by_source.items()
+                for n, chunk in enumerate(chunked(cases, CASES_PER_TASK), start=1)]
 
     def case_label(self, case: Case) -> str:
         """A case's file relative to the cases folder it came from (never an install path)."""
@@ -243,6 +259,8 @@ class Suite:
             if self.options.jobs > 1 and unit.case.id in self._case_deltas:
                 return [self._case_deltas.pop(unit.case.id)]
             return [run_task(judge, "cases", ((unit.case,), judge.vocab_for([unit.case])))]
+        if unit.phase == "everyday":
+            return [run_task(judge, "cases", (unit.task, judge.vocab_for(unit.task)))]
         if unit.phase == "generated":
             return [run_task(judge, "generated", unit.task)]
         # steered: aimed at what the references have not produced so far, from the

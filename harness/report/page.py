@@ -121,6 +121,7 @@ def parity_context(data: Mapping[str, Any]) -> dict[str, Any]:
         "encodings": sorted({a["encoding"] for a in data["adapters"]}),
         "references": sorted(references.items()),
         "coverage_rows": coverage_rows(data),
+        "everyday": data["run"].get("everyday"),
     }
 
 
