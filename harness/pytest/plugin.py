@@ -28,6 +28,8 @@ path (select them with ``-k``):
 - ``tokconf::<case file, relative to its cases folder>::<case id>``: one per case, over
   every adapter it applies to. Documented divergences pass when they reproduce and fail
   as *stale* when they do not (strict xfail); any other divergence fails.
+- ``tokconf::everyday[<source>]::NNN``: up to 24 documents of the everyday text
+  (docs/everyday.md), each finding naming its document ``everyday:<source>#<n>``.
 - ``tokconf::generated[<encoding>]::NNN``: one slice of the generated pools, the same
   hostile inputs ``tokconf run`` generates (``--tokconf-profile``, default
   ``$HYPOTHESIS_PROFILE`` or ``ci``); then ``tokconf::steered``, the coverage-steered ones.

@@ -178,13 +178,15 @@ class Runner:
 
     # -- phase 2: cases ------------------------------------------------------------------
 
-    def run_cases(self, cases: list[Case]) -> None:
-        self.phase = "cases"
+    def run_cases(self, cases: list[Case], *, phase: str = "cases") -> None:
+        """Run ``cases`` as units; ``phase`` names them in the progress and in an interrupted
+        run's report (the everyday text runs as cases too)."""
+        self.phase = phase
         self.add_case_references(cases)  # built here, before any --jobs process forks
         tasks = [(chunk, self.vocab_for(chunk)) for chunk in chunked(cases, CASES_PER_TASK)]
         total = len(cases)
         self.jobs.run("cases", tasks,
-                      progress=lambda n: self.progress("cases", min(total, n * CASES_PER_TASK), total))
+                      progress=lambda n: self.progress(phase, min(total, n * CASES_PER_TASK), total))
 
     def add_case_references(self, cases: Iterable[Case]) -> None:
         """Build the cases' own references now: a case runs on every adapter it applies to,
