@@ -74,7 +74,15 @@ def test_the_reference_alone_agrees_on_every_document(tmp_path: Path) -> None:
                 outputs=Outputs(out=str(tmp_path)))
     outcome = execute(plan)
     assert outcome.exit_code == 0
-    assert outcome.result.matrix["tiktoken:cl100k_base"]["round-trip"].inputs == outcome.data["run"]["everyday"]["documents"]
+    everyday = outcome.data["run"]["everyday"]
+    assert outcome.result.matrix["tiktoken:cl100k_base"]["round-trip"].inputs == everyday["documents"]
+    # recorded: in parity.json (schema-valid, as written) and in one line of the page
+    from harness.generate.everyday import build
+    from harness.report.schema import load_parity
+
+    assert load_parity(outcome.folder / "parity.json")["run"]["everyday"] == build("ci").summary() == everyday
+    page = (outcome.folder / "parity.html").read_text(encoding="utf-8")
+    assert f"Everyday text: {everyday['documents']} documents" in page and everyday["sha256"][:16] in page
 
 
 @pytest.mark.parametrize("name", sorted(FAULTS))
