@@ -29,7 +29,7 @@ OWN_SOURCES = {
 
 def _fresh(profile: str = "ci") -> everyday.Corpus:
     everyday._build.cache_clear()  # a real second build, not the cached first one
-    return build(profile)
+    return build(profile=profile)
 
 
 def test_two_builds_give_the_same_documents_and_hashes() -> None:

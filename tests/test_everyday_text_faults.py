@@ -80,7 +80,7 @@ def test_the_reference_alone_agrees_on_every_document(tmp_path: Path) -> None:
     from harness.generate.everyday import build
     from harness.report.schema import load_parity
 
-    assert load_parity(outcome.folder / "parity.json")["run"]["everyday"] == build("ci").summary() == everyday
+    assert load_parity(outcome.folder / "parity.json")["run"]["everyday"] == build(profile="ci").summary() == everyday
     page = (outcome.folder / "parity.html").read_text(encoding="utf-8")
     assert f"Everyday text: {everyday['documents']} documents" in page and everyday["sha256"][:16] in page
 

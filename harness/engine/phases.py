@@ -56,7 +56,7 @@ def _everyday(ctx: RunContext) -> None:
     # judge and parallelise like them (harness/generate/everyday.py)
     from harness.generate.everyday import build, everyday_cases
 
-    ctx.runner.run_cases(everyday_cases(build(ctx.profile)), phase="everyday")
+    ctx.runner.run_cases(everyday_cases(build(profile=ctx.profile)), phase="everyday")
 
 
 def _corpus(ctx: RunContext) -> None:

@@ -91,7 +91,7 @@ class Corpus:
                 "missing": [f"{name}: {why}" for name, why in self.missing]}
 
 
-def build(profile: str = "ci") -> Corpus:
+def build(*, profile: str = "ci") -> Corpus:
     """The corpus of ``profile`` (``dev``: every :data:`DEV_EVERY`-th document of each source)."""
     return _build(profile, platform.python_version())
 
@@ -177,6 +177,9 @@ def _prose() -> list[str]:
 
     raw = resources.files("harness").joinpath("data/everyday/prose.yaml").read_text(encoding="utf-8")
     data = yaml.safe_load(raw)
+    if not isinstance(data, dict) or data.get("version") != 1 or not isinstance(data.get("languages"), list):
+        raise ValueError("harness/data/everyday/prose.yaml: expected `version: 1` and a `languages` list; "
+                         "restore the file from the tokconf release")
     # a paragraph's final line end is YAML's block scalar, not the author's: keep the text
     return [paragraph.rstrip("\n") for entry in data["languages"] for paragraph in entry["paragraphs"]]
 

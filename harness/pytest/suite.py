@@ -210,7 +210,7 @@ class Suite:
         from harness.run.parallel import CASES_PER_TASK
 
         by_source: dict[str, list[Case]] = {}
-        for case in everyday_cases(build(self.profile)):
+        for case in everyday_cases(build(profile=self.profile)):
             by_source.setdefault(case.file.removeprefix("everyday:"), []).append(case)
         return [Unit(f"everyday[{source}]::{n:03d}", "everyday", 0, tuple(chunk))
                 for source, cases in by_source.items()
