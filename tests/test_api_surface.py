@@ -4,7 +4,6 @@ in tests/surface_adapters.py over real tiktoken)."""
 
 from __future__ import annotations
 
-import importlib.util
 
 from harness.calls import Calls, InProcess, surface_from_data
 from harness.checks.api_surface import check_api_surface, surface_of

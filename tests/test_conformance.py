@@ -4,7 +4,8 @@ over every available adapter, under the hypothesis ``ci`` profile unless
 
 The items are the units of the plan ``tokconf run`` runs (``harness/pytest/suite.py``):
 one vocabulary check per adapter (``vocab[...]``), one per case (``<file>.yaml::<case
-id>``), one per slice of the run's generated inputs (``generated[<encoding>]::NNN``) and
+id>``), one per slice of the everyday text (``everyday[<source>]::NNN``,
+docs/everyday.md), one per slice of the run's generated inputs (``generated[<encoding>]::NNN``) and
 the coverage-steered inputs (``steered``). Select with ``-k``, e.g.
 ``pytest tests/test_conformance.py -k 'hf or seed000'``.
 """

@@ -47,6 +47,8 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, help="seed of the generated inputs (default: 0 under ci)")
     parser.add_argument("--max-examples", type=int, metavar="N", help="generated inputs per fast adapter")
     parser.add_argument("--no-generated", action="store_true", help="run only the cases")
+    parser.add_argument("--no-everyday", action="store_true",
+                        help="skip the everyday-text documents (docs/everyday.md); --no-generated skips them too")
     parser.add_argument("--out", default="reports", metavar="DIR", help="reports folder (default: reports)")
     parser.add_argument("--save-new-cases", metavar="DIR",
                         help="write unexpected minimal counterexamples as YAML cases into DIR")
@@ -119,7 +121,10 @@ def plan_from_args(args: argparse.Namespace) -> Any:
     shrink = DEFAULT_SHRINK_SECONDS if args.shrink_seconds is None else (args.shrink_seconds or None)
     if args.shrink_seconds is not None and args.shrink_seconds < 0:
         shrink = args.shrink_seconds  # the plan refuses it, with the flag's own words
-    phases = tuple(p for p in default_phases() if not (args.no_generated and p == "generated"))
+    # --no-generated means "only the cases": the everyday text goes with it
+    left_out = {"generated", "everyday"} if args.no_generated else \
+        {"everyday"} if getattr(args, "no_everyday", False) else set()
+    phases = tuple(p for p in default_phases() if p not in left_out)
     from harness.generate.long_inputs import parse_sizes
 
     try:

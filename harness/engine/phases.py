@@ -109,6 +109,21 @@ def _cases(ctx: RunContext) -> None:
     ctx.runner.run_cases(ctx.cases)
 
 
+def _everyday_units(ctx: RunContext) -> list[PhaseUnit]:
+    """The everyday text (issue 20; harness/generate/everyday.py): its documents run as
+    cases, so they shrink, judge and parallelise like them; a unit is up to 24 documents
+    of one source, named by their provenance range (``prose#0-23``)."""
+    from harness.generate.everyday import build, everyday_cases
+    from harness.run.parallel import CASES_PER_TASK, chunked
+
+    by_source: dict[str, list[Any]] = {}
+    for case in everyday_cases(build(profile=ctx.profile)):
+        by_source.setdefault(case.file.removeprefix("everyday:"), []).append(case)
+    return [PhaseUnit(f"{source}#{chunk[0].line - 1}-{chunk[-1].line - 1}", "cases",
+                      (tuple(chunk), ctx.runner.vocab_for(chunk)))
+            for source, cases in by_source.items() for chunk in chunked(cases, CASES_PER_TASK)]
+
+
 def _corpus(ctx: RunContext) -> None:
     ctx.runner.phase = "corpus"
     if ctx.corpus is not None:
@@ -166,6 +181,9 @@ def register_phase(phase: Phase, *, before: str | None = None) -> None:
 
 for _phase in (Phase("vocab", _vocab, "vocab", True), Phase("cases", _cases, "cases", True), Phase("corpus", _corpus),
                Phase("generated", _generated, "generated", True),
+               # after the generated phase, as the pytest suite orders phases that say their
+               # units: the steered inputs aim at the same coverage under both front doors
+               Phase("everyday", mark="everyday", units=_everyday_units),
                Phase("long", mark="long", units=_long_units, finish=_long_finish)):
     register_phase(_phase)
 

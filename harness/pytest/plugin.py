@@ -31,6 +31,8 @@ path (select them with ``-k``):
 - ``tokconf::generated[<encoding>]::NNN``: one slice of the generated pools, the same
   hostile inputs ``tokconf run`` generates (``--tokconf-profile``, default
   ``$HYPOTHESIS_PROFILE`` or ``ci``); then ``tokconf::steered``, the coverage-steered ones.
+- ``tokconf::everyday[<source>#<first>-<last>]``: up to 24 documents of the everyday text
+  (docs/everyday.md), each finding naming its document ``everyday:<source>#<n>``.
 - ``tokconf::unavailable[<adapter>]``: an adapter asked for that cannot run; it fails with the reason.
 
 A failure shows the minimal input escaped, both outcomes, the token pieces and the

@@ -82,7 +82,9 @@ class SuiteOptions:
                                   no_isolate=self.isolate == "none", timeout=self.timeout_s,
                                   memory_limit=self.memory_limit_mb or 0)
         # the plan's phases but the corpus (the plugin has no --corpus): the registered ones too
-        phases = tuple(p for p in Plan().phases if p != "corpus" and (self.generated or p != "generated"))
+        # (and, as --no-generated does, no everyday text without the generated inputs)
+        phases = tuple(p for p in Plan().phases
+                       if p != "corpus" and (self.generated or p not in ("generated", "everyday")))
         return Plan(adapters=choice, cases=self.cases, profile=self.profile, long=self.long, phases=phases,
                     long_sizes=self.long_sizes,
                     limits=Limits(shrink_seconds=self.shrink_seconds, time_budget_s=self.time_budget_s),

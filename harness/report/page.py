@@ -122,6 +122,7 @@ def parity_context(data: Mapping[str, Any]) -> dict[str, Any]:
         "references": sorted(references.items()),
         "coverage_rows": coverage_rows(data),
         "vocabularies": sorted((data.get("vocabularies") or {}).items()),
+        "everyday": data["run"].get("everyday"),
     }
 
 
