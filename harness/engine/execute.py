@@ -230,11 +230,11 @@ def write_reports(result: Any, *, plan: Plan, started: _dt.datetime, finished: _
 
         data["ladders"] = ladder_sections(data, plan.outputs.ladders)
     if "everyday" in plan.phases:
-        from harness.generate.everyday import build
+        from harness.generate.everyday import build as build_everyday
         from harness.generate.strategies import resolve_profile
 
         # the plan's everyday corpus: its documents are a function of profile and versions
-        data["run"]["everyday"] = build(profile=resolve_profile(plan.profile)).summary()
+        data["run"]["everyday"] = build_everyday(profile=resolve_profile(plan.profile)).summary()
     out = Path(plan.outputs.out)
     folder = folder or run_folder(out, run_id(started))
     # every input's outcomes, beside the report: what `tokconf diff` compares input by input
