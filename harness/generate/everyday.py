@@ -51,9 +51,9 @@ STDLIB_MODULES: tuple[str, ...] = (
     "difflib.py", "heapq.py", "bisect.py", "csv.py", "gettext.py", "json/encoder.py", "json/decoder.py",
     "html/parser.py", "email/utils.py", "urllib/parse.py", "ipaddress.py", "datetime.py", "decimal.py",
 )
-STDLIB_CHARS = 5000
+STDLIB_CHARS = 2500
 #: pydoc topics: each topic's first characters (the whole set would be half a megabyte)
-TOPIC_CHARS = 2500
+TOPIC_CHARS = 1200
 
 
 @dataclass(frozen=True)
