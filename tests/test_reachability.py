@@ -1,4 +1,4 @@
-"""The reachability audit of a vocabulary (harness.reachability), against real tiktoken.
+"""The reachability audit of a vocabulary (harness.checks.reachability), against real tiktoken.
 
 Expected classes were measured by calling tiktoken directly: every decodable token's text
 through ``Encoding.encode_ordinary``, then ``context_text`` of those not reached alone.
@@ -11,7 +11,7 @@ from functools import lru_cache
 import pytest
 import tiktoken
 
-from harness.reachability import CLASSES, audit, classify, context_text, token_texts
+from harness.checks.reachability import CLASSES, audit, classify, context_text, token_texts
 
 
 @lru_cache(maxsize=None)
