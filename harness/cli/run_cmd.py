@@ -46,6 +46,9 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, help="seed of the generated inputs (default: 0 under ci)")
     parser.add_argument("--max-examples", type=int, metavar="N", help="generated inputs per fast adapter")
     parser.add_argument("--no-generated", action="store_true", help="run only the cases")
+    parser.add_argument("--no-every-token", action="store_true",
+                        help="skip the every-token phase (every ID of each reference through every adapter; "
+                             "on under the ci and nightly profiles, off under dev)")
     parser.add_argument("--out", default="reports", metavar="DIR", help="reports folder (default: reports)")
     parser.add_argument("--save-new-cases", metavar="DIR",
                         help="write unexpected minimal counterexamples as YAML cases into DIR")
@@ -150,6 +153,12 @@ def run(args: argparse.Namespace) -> int:
             try:
                 runner.run_vocab()
                 clock.mark("vocab")
+                # ci and nightly: every ID (vocab coverage 100 %); dev stays a quick look
+                if not (args.no_generated or args.no_every_token) and profile != "dev":
+                    from harness.run.every_token import run_phase
+
+                    run_phase(runner)  # every ID of each reference (harness/run/every_token.py)
+                    clock.mark("every-token")
                 runner.run_cases(cases)
                 clock.mark("cases")
                 if args.profile_harness:
