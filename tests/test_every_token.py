@@ -75,7 +75,7 @@ def test_the_slices_hold_every_id_once(encoding: str) -> None:
 
 def test_tiktoken_itself_agrees_on_every_token() -> None:
     """No fault planted: the reference through the whole o200k_base phase has no finding
-    (its two unreachable tokens are facts of the vocabulary, not findings)."""
+    (its unreachable token are facts of the vocabulary, not findings)."""
     reg = Registry()
     reg.add(default_registry().spec("tiktoken:o200k_base"), provider="test")
     runner = Runner(select(reg))
@@ -106,5 +106,22 @@ def test_tokconf_run_fails_on_a_planted_token_and_lists_the_unreachable(encoding
     for adapter in (name, reference):
         assert data["coverage"][adapter]["vocab"]["fraction"] == 1.0, adapter
     listed = {entry["text"] for entry in data["coverage"][reference]["reachability"]["unreachable"]}
-    assert listed == ({"\n///", " I'"} if encoding == "o200k_base" else set())
+    assert listed == ({" I'"} if encoding == "o200k_base" else set())
     assert FAMILY.kind == "split-token"
+
+
+def test_pytest_plugin_fails_the_planted_token_with_the_same_minimal_input(pytester: pytest.Pytester,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    monkeypatch.delenv("HYPOTHESIS_PROFILE", raising=False)
+    (pytester.path / "none.yaml").write_text("version: 1\ncases: []\n", encoding="utf-8")
+    token_id = planted_ids("cl100k_base")[1]
+    name = f"split-token:cl100k_base-{token_id}"
+    result = pytester.runpytest_subprocess(
+        "--tokconf-plugin", "tests.token_faults:FAMILY", "--tokconf-impl", name, "--tokconf-no-isolate",
+        "--tokconf-cases", "none.yaml", "-p", "no:cacheprovider", "-k", "every-token", timeout=1800)
+    result.assert_outcomes(passed=1, failed=1, deselected=4)
+    text = result.stdout.str()
+    token_text = _plan("cl100k_base").pieces[token_id].decode("utf-8")  # type: ignore[union-attr]
+    assert f"FAILED tokconf::every-token[{name}]" in text
+    assert f"minimal input: {token_text!r}" in text, text[-3000:]

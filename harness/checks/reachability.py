@@ -1,14 +1,13 @@
 """Reachability audit of a vocabulary: which IDs can an encoder ever produce?
 
 A byte-level BPE vocabulary holds tokens its own encoder never emits: pre-tokenization
-cuts their text apart (o200k_base's ``" I'"``: the contraction branch of the split
-pattern takes ``'`` away first), or a merge order builds another token from the same
+cuts their text apart (o200k_base's ``" I'"``), or a merge order builds another token from the same
 bytes. These are facts about the vocabulary, not failures of an adapter, and a
 conformance run must not blame an adapter for them. Every ID falls in exactly one class:
 
 - ``itself``: the token's text alone encodes to exactly that ID;
-- ``in-context``: not alone, but the ID comes out of some text tried by the audit (the
-  token inside :func:`context_text`, or as part of another token's text);
+- ``in-context``: not alone, but the ID comes out of some text tried by the audit (any
+  token's :func:`context_text`, or another token's text alone);
 - ``unreachable``: its bytes are valid UTF-8 but no text the audit tried produced it.
   This is "not reached by the audit's texts", an upper bound on the truly unreachable;
 - ``undecodable``: its bytes are not valid UTF-8 (a piece of a multi-byte character),
@@ -23,12 +22,13 @@ audited (tiktoken, Hugging Face ``tokenizers``, a Llama or Tekken table) by hand
 (:mod:`harness.generate.every_token`) classifies from the answers it has already, with
 :func:`classify`.
 
-Measured with tiktoken 0.12 (``encode_ordinary`` on every token text, then on
-:func:`context_text` of the 12 not reached alone): cl100k_base has 99,483 decodable
-ordinary tokens, all ``itself``, 773 ``undecodable`` and 16 ``absent``; o200k_base 198,436 decodable of
-which 198,424 ``itself``, 10 ``in-context`` (8 from their context text, 2 inside other
-tokens' texts) and 2 ``unreachable`` (``" I'"``, ``"\\n///"``), 1,562 ``undecodable``, and
-19 ``absent`` IDs below the last special one.
+Measured with tiktoken 0.12 (``encode_ordinary`` on every token text and on its
+:func:`context_text`): cl100k_base has 99,483 decodable ordinary tokens, all ``itself``,
+773 ``undecodable`` and 16 ``absent``; o200k_base 198,436 decodable of which 198,424
+``itself``, 11 ``in-context`` (``"\\n//"``, ``"\\n///"``, ...) and one ``unreachable``:
+``" I'"`` (o200k_base's split pattern keeps an apostrophe with a word only as a
+contraction suffix such as ``'m``, so ``" I'"`` is always cut into ``" I"`` and ``"'"``;
+checked with ``regex.findall`` of ``Encoding._pat_str``), 1,562 ``undecodable``, and 19 ``absent`` IDs below the last special one.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def context_text(text: str) -> str:
     checks them for the price of one call, and a difference found in it is shrunk to
     the context that shows it like any other finding. On o200k_base it reaches 8 of the
     12 tokens not reached alone; "after a letter" alone and "after a newline" alone
-    reach none of them, "before a letter" and "twice" 4 each.
+    reach none of them, "before a letter" and "twice" 4 each (tiktoken 0.12).
 
     >>> context_text("ab")
     'xabab\\nabx'
@@ -155,7 +155,7 @@ def audit(
     *,
     chunk: int = 4096,
 ) -> Reachability:
-    """Encode every token's text alone, then the contexts of those not reached alone,
+    """Encode every token's text alone and in its context text (:func:`context_text`),
     with ``encode_many`` (a batch encode: a list of texts in, one ID list per text out,
     e.g. ``tiktoken.Encoding.encode_ordinary_batch`` or a loop over ``encode_ordinary``),
     ``chunk`` texts per call; return the classes.
@@ -170,8 +170,9 @@ def audit(
     texts = token_texts(pieces)
     order = sorted(texts)
     alone = dict(_encoded(order, [texts[i] for i in order], encode_many, chunk))
-    pending = [i for i in order if list(alone[i]) != [i]]
-    context = dict(_encoded(pending, [context_text(texts[i]) for i in pending], encode_many, chunk))
+    # every token's context, not only of those not reached alone: another token's
+    # context may be the text that reaches one (o200k_base's "\n///" is reached so)
+    context = dict(_encoded(order, [context_text(texts[i]) for i in order], encode_many, chunk))
     return classify(pieces, alone, context)
 
 

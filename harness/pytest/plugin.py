@@ -234,6 +234,8 @@ class SuiteCollector(pytest.Collector):
                 label = name if reference == name else f"{name} vs {reference}"
                 yield GeneratedItem.from_parent(self, name=f"generated[{label}]", suite=suite, adapter=name)
             yield VocabItem.from_parent(self, name=f"vocab[{name}]", suite=suite, adapter=name)
+            if suite.options.generated and suite.profile != "dev":  # as `tokconf run` (ci, nightly)
+                yield EveryTokenItem.from_parent(self, name=f"every-token[{name}]", suite=suite, adapter=name)
 
 
 def _shown(file: str) -> str:
@@ -316,6 +318,13 @@ class VocabItem(_TokconfItem):
 
     def runtest(self) -> None:
         self._fail_on(self.suite.vocab_records(self.adapter))
+
+
+class EveryTokenItem(VocabItem):
+    """Every ID of the reference through this adapter (:mod:`harness.run.every_token`)."""
+
+    def runtest(self) -> None:
+        self._fail_on(self.suite.every_token_records(self.adapter))
 
 
 class GeneratedDivergence(Exception):

@@ -184,6 +184,28 @@ class Suite:
         findings = judge.vocab_findings.get(name, [])
         return judge.settle([Candidate(f, ORDINARY, reference, "generated", None) for f in findings])
 
+    @cached_property
+    def _every_token_plans(self) -> dict[str, object]:
+        from harness.run.every_token import plans_for
+
+        return {plan.encoding: plan for plan in plans_for(self.selected)}
+
+    def every_token_records(self, name: str) -> list[DivergenceRecord]:
+        """The every-token phase for one adapter (the slices ``tokconf run`` runs),
+        judged: its unexpected records, shrunk."""
+        from harness.run.every_token import run_slice
+
+        judge = self.judge
+        plan = self._every_token_plans.get(self.selected.calls[name].info.encoding)
+        if plan is None:
+            return []
+        before = len(judge._pending)
+        for token_slice in plan.slices:  # type: ignore[attr-defined]
+            run_slice(judge, token_slice, [name])
+        mine = judge._pending[before:]
+        del judge._pending[before:]
+        return judge.settle(mine)
+
     # -- generated ----------------------------------------------------------------------
 
     def strategy(self, name: str) -> st.SearchStrategy[str]:
