@@ -38,9 +38,16 @@ def test_tiktoken_surface_is_every_path_exactly() -> None:
     assert s["decode_tokens_bytes"].value == (b"hi <|endoftext|>\xc3\xa9\xef\xbf\xbd", (2, 1, 13, 2, 3))
     assert s["decode_with_offsets"].value == ("hi <|endoftext|>\u00e9\ufffd", (0, 2, 3, 16, 17))
     assert s["encode_single_token[pieces]"].value == ids
-    # numpy is not a dependency: the path is unsupported, not an error of tiktoken
-    assert s["encode_to_numpy[all]"].is_unsupported
-    assert check_api_surface(Subject(TEXT, ORDINARY, calls("tiktoken:cl100k_base"), calls("tiktoken:cl100k_base"))) == AGREE
+    # numpy is a dependency (issue 20): the path runs, and unlike encode it does not repair
+    # the lone surrogate (documented in cases/api-surface.yaml)
+    assert (s["encode_to_numpy[all]"].category, s["encode_to_numpy[all]"].native_type) == (
+        "unencodable-text", "builtins.UnicodeEncodeError")
+    tik = calls("tiktoken:cl100k_base")
+    found = check_api_surface(Subject(TEXT, ORDINARY, tik, tik))
+    assert found != AGREE and found.kind == "inconsistent:encode_to_numpy[all]~encode[all]:raised:unencodable-text|ok"
+    valid = TEXT[:-1]  # without the lone surrogate
+    assert surface_of(tik, valid)["encode_to_numpy[all]"].value == ids[:-1]
+    assert check_api_surface(Subject(valid, ORDINARY, tik, tik)) == AGREE
 
 
 def test_tokenizers_surface_has_offsets_tokens_and_both_special_switches() -> None:

@@ -172,6 +172,11 @@ def run(args: argparse.Namespace) -> int:
                 if long and not args.no_generated:
                     runner.run_long()
                     clock.mark("long")
+                elif not args.no_generated and profile != "dev":
+                    from harness.generate.long_inputs import DEFAULT_LONG
+
+                    runner.run_long(DEFAULT_LONG)  # 10^5 characters per class, every default run
+                    clock.mark("long")
                 result = runner.finish()
                 clock.mark("finish")
             except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM as Stopped

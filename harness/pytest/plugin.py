@@ -236,6 +236,7 @@ class SuiteCollector(pytest.Collector):
             yield VocabItem.from_parent(self, name=f"vocab[{name}]", suite=suite, adapter=name)
             if suite.options.generated and suite.profile != "dev":  # as `tokconf run` (ci, nightly)
                 yield EveryTokenItem.from_parent(self, name=f"every-token[{name}]", suite=suite, adapter=name)
+                yield LongItem.from_parent(self, name=f"long[{name}]", suite=suite, adapter=name)
 
 
 def _shown(file: str) -> str:
@@ -325,6 +326,13 @@ class EveryTokenItem(VocabItem):
 
     def runtest(self) -> None:
         self._fail_on(self.suite.every_token_records(self.adapter))
+
+
+class LongItem(VocabItem):
+    """The default run's 10^5-character inputs on this adapter (:mod:`harness.run.long_tier`)."""
+
+    def runtest(self) -> None:
+        self._fail_on(self.suite.long_records(self.adapter))
 
 
 class GeneratedDivergence(Exception):

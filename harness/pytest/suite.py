@@ -206,6 +206,25 @@ class Suite:
         del judge._pending[before:]
         return judge.settle(mine)
 
+    def long_records(self, name: str) -> list[DivergenceRecord]:
+        """The default run's long inputs (10^5 characters per class) on one adapter with
+        its reference, as ``tokconf run`` climbs them (:mod:`harness.run.long_tier`), judged."""
+        from harness.generate.long_inputs import DEFAULT_LONG
+        from harness.run.long_tier import LongUnit, run_unit
+
+        judge = self.judge
+        calls = self.selected.calls[name]
+        reference = self.reference_of(name)
+        if calls.info.capabilities.alphabet is not None:
+            return []  # a closed vocabulary has no long runs of these characters
+        before = len(judge._pending)
+        adapters = (reference,) if name == reference else (reference, name)
+        for kind in DEFAULT_LONG.kinds:
+            run_unit(judge, LongUnit(kind, adapters, reference, DEFAULT_LONG))
+        mine = [c for c in judge._pending[before:] if c.finding.adapter == name]
+        del judge._pending[before:]
+        return judge.settle(mine)
+
     # -- generated ----------------------------------------------------------------------
 
     def strategy(self, name: str) -> st.SearchStrategy[str]:
