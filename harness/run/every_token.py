@@ -74,6 +74,7 @@ def run_slice(runner: Any, token_slice: TokenSlice, names: Sequence[str]) -> dic
         if len(differing) > FULL_CHECKS_PER_SLICE:
             left_over[name] = len(differing) - FULL_CHECKS_PER_SLICE
         runner.coverage.checked(adapter, token_slice.ids, left_over=left_over.get(name, 0))
+        adapter.forget_pieces(token_slice.ids)
     return left_over
 
 
@@ -136,14 +137,20 @@ def _compare_bytes(runner: Any, adapter: Calls, token_slice: TokenSlice) -> None
         runner._pending.append(Candidate(finding, ORDINARY, token_slice.reference, "generated", None))
 
 
-def run_phase(runner: Any) -> list[EveryTokenPlan]:
+def run_phase(runner: Any) -> int:
     """The phase over every encoding of the run: the references are asked here, the
     slices run as units of ``runner.jobs`` (task ``every-token``); the reachability
-    audit of each reference goes into its coverage entry."""
+    audit of each reference goes into its coverage entry. Returns the encodings done."""
     runner.phase = "every-token"
-    plans = plans_for(runner.selected)
-    for plan in plans:
-        runner.coverage.audited(runner.selected.calls[plan.reference], plan.reachability_json())
-    tasks = slice_tasks(runner.selected, plans)
-    runner.jobs.run("every-token", tasks, progress=lambda n: runner.progress("every-token", n, len(tasks)))
-    return plans
+    selected = runner.selected
+    encodings = [e for e in selected.encodings() if selected.reference_for(e).name in selected.calls]
+    for number, encoding in enumerate(encodings):
+        # one encoding's plan at a time: o200k_base's alone holds 200,000 token texts
+        reference = selected.reference_for(encoding)
+        plan = build_plan(reference)
+        reference.forget_pieces(plan.ids)
+        runner.coverage.audited(reference, plan.reachability_json())
+        tasks = slice_tasks(selected, [plan])
+        runner.jobs.run("every-token", tasks, progress=lambda n, t=len(tasks), k=number: runner.progress(
+            f"every-token {k + 1}/{len(encodings)}", n, t))
+    return len(encodings)
