@@ -28,14 +28,13 @@ from harness.checks import run_text_check
 from harness.escapes import escape_text
 from harness.generate.minimise import shrink_finding
 from harness.run.result import DivergenceRecord
-from harness.generate.budget import calibrate
+from harness.generate.budget import share_budget
 from harness.run.parallel import judge_delta
 from harness.run.runner import GENERATED_CHECKS, Runner, case_adapter_names
 from harness.run.settle import Candidate
 from harness.run.selection import Selected
 from harness.generate.strategies import (
     alphabet_text,
-    generate,
     hostile_atoms,
     hostile_text,
     profile_settings,
@@ -248,9 +247,8 @@ class Suite:
 
     def settings_for(self, name: str) -> settings:
         profile = profile_settings(self.profile)
-        sample = generate(self.strategy(name), count=16, seed_value=0)
-        budget = calibrate(self.selected.calls[name], sample, max_examples=profile.max_examples,
-                           time_budget_s=self.options.time_budget_s)
+        share = self.selected.calls[name].info.capabilities.generated_share  # declared, never timed
+        budget = profile.max_examples if share >= 1.0 else share_budget(share, max_examples=profile.max_examples)
         return settings(profile, max_examples=budget, report_multiple_bugs=False)
 
     def first_unexplained(self, text: str, name: str) -> Finding | None:

@@ -9,10 +9,10 @@ Flow (``tokconf run`` calls the phases in order; the pytest plugin uses the piec
    (:func:`harness.generate.strategies.hostile_text` with the special literals of that
    encoding's adapters; a closed vocabulary gets text from its alphabet) under the
    ``ordinary`` policy, built by :mod:`harness.generate.pools` (atoms, inputs from the
-   group's split patterns, mixtures, long pieces; then coverage-steered inputs). Fast
-   adapters take the whole pool (``max_examples`` plus the fixed sets); slower ones a
-   share chosen from a short timing (:func:`harness.generate.budget.pool_budget`),
-   rounded to halvings so small timing noise does not change the count. Every input an
+   group's split patterns, mixtures, long pieces; then coverage-steered inputs). An
+   adapter takes the whole pool (``max_examples`` plus the fixed sets) unless it
+   declares a smaller share (:func:`harness.generate.budget.pool_budget`): never timed,
+   so the plan does not depend on the machine's speed. Every input an
    adapter was checked on feeds :class:`harness.run.coverage.Collector`.
 4. **judging by input** (:mod:`harness.run.settle`, :mod:`harness.run.judging`):
 
