@@ -195,7 +195,7 @@ def test_the_share_of_the_pool_is_declared_never_timed() -> None:
     pool = open_pool(literals=[], patterns=[], profile="ci", max_examples=40, seed=0)
     slow = Slow(name="toy:slow")
     assert pool_budget(Calls(InProcess(slow)), pool, max_examples=40) == len(pool.texts)
-    slow.capabilities = dataclasses.replace(slow.capabilities, generated_share=0.25)
+    slow.capabilities = dataclasses.replace(slow.capabilities, generated_halvings=2)
     declared = pool_budget(Calls(InProcess(slow)), pool, max_examples=40)
     assert declared < pool.short_count and declared == pool_budget(Calls(InProcess(slow)), pool, max_examples=40)
 

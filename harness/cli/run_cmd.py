@@ -46,6 +46,8 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, help="seed of the generated inputs (default: 0 under ci)")
     parser.add_argument("--max-examples", type=int, metavar="N", help="generated inputs per fast adapter")
     parser.add_argument("--no-generated", action="store_true", help="run only the cases")
+    parser.add_argument("--no-default-long", action="store_true",
+                        help="skip the 10^5-character inputs a ci run adds per class (--long adds the 10^6 tier)")
     parser.add_argument("--no-every-token", action="store_true",
                         help="skip the every-token phase (every ID of each reference through every adapter; "
                              "on under the ci and nightly profiles, off under dev)")
@@ -172,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
                 if long and not args.no_generated:
                     runner.run_long()
                     clock.mark("long")
-                elif not args.no_generated and profile != "dev":
+                elif not (args.no_generated or args.no_default_long) and profile != "dev":
                     from harness.generate.long_inputs import DEFAULT_LONG
 
                     runner.run_long(DEFAULT_LONG)  # 10^5 characters per class, every default run

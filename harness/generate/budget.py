@@ -54,36 +54,31 @@ def calibrate(adapter: Calls, pool: list[str], *, max_examples: int, time_budget
     return budget_for(per_encode * 12, max_examples=max_examples, time_budget_s=time_budget_s)
 
 
-def share_budget(share: float, *, max_examples: int) -> int:
-    """The inputs a declared share of ``max_examples`` is: the largest halving of
-    ``max_examples`` at or above ``share`` of it, never fewer than ``min(10, max_examples)``.
+def share_budget(halvings: int, *, max_examples: int) -> int:
+    """``max_examples`` halved ``halvings`` times, never below ``min(10, max_examples)``.
 
-    >>> share_budget(1.0, max_examples=150), share_budget(0.25, max_examples=150), share_budget(0.01, max_examples=150)
-    (150, 75, 18)
+    >>> share_budget(0, max_examples=150), share_budget(2, max_examples=150), share_budget(9, max_examples=150)
+    (150, 37, 10)
     """
-    if not 0.0 < share <= 1.0:
-        raise ValueError(f"a generated share is in (0, 1], not {share}")
-    floor = min(10, max_examples)
-    tier = max_examples
-    while tier // 2 >= max(floor, share * max_examples):
-        tier //= 2
-    return max(tier, floor)
+    if halvings < 0:
+        raise ValueError(f"generated_halvings is 0 or more, not {halvings}")
+    return max(max_examples >> halvings, min(10, max_examples))
 
 
 def pool_budget(adapter: Calls, pool: "Pool", *, max_examples: int, time_budget_s: float | None = None) -> int:
     """How many leading inputs of ``pool`` an adapter takes: decided by its declared
-    :attr:`~harness.interface.Capabilities.generated_share` alone, never by timing, so
-    ``--jobs 2`` on a loaded machine checks what ``--jobs 1`` checks on an idle one.
+    :attr:`~harness.interface.Capabilities.generated_halvings` alone, never by timing,
+    so ``--jobs 2`` on a loaded machine checks what ``--jobs 1`` checks on an idle one.
 
-    A whole share is the whole pool, long pieces included; a smaller one a halving of
-    the short part (atoms, pattern inputs, mixtures), whose full size is ``max_examples``
-    plus the pattern inputs, and no long pieces. ``time_budget_s`` is ignored (kept for
-    callers).
+    No halving is the whole pool, long pieces included; otherwise the short part
+    (atoms, pattern inputs, mixtures), whose full size is ``max_examples`` plus the
+    pattern inputs, halved that many times, and no long pieces. ``time_budget_s`` is
+    ignored (kept for callers).
     """
-    share = adapter.info.capabilities.generated_share
-    if share >= 1.0:
+    halvings = adapter.info.capabilities.generated_halvings
+    if halvings <= 0:
         return len(pool.texts)
     short = pool.texts[: pool.short_count]
     longs = pool.texts[pool.short_count :]
     wanted = max_examples + pool.fixed - len(longs)
-    return min(len(short), share_budget(share, max_examples=wanted))
+    return min(len(short), share_budget(halvings, max_examples=wanted))

@@ -247,8 +247,8 @@ class Suite:
 
     def settings_for(self, name: str) -> settings:
         profile = profile_settings(self.profile)
-        share = self.selected.calls[name].info.capabilities.generated_share  # declared, never timed
-        budget = profile.max_examples if share >= 1.0 else share_budget(share, max_examples=profile.max_examples)
+        halvings = self.selected.calls[name].info.capabilities.generated_halvings  # declared, never timed
+        budget = share_budget(halvings, max_examples=profile.max_examples)
         return settings(profile, max_examples=budget, report_multiple_bugs=False)
 
     def first_unexplained(self, text: str, name: str) -> Finding | None:
