@@ -188,6 +188,13 @@ def _inconsistencies(family: str, surface: Surface, text: str, calls: Calls) -> 
             if offsets is not None and ids is not None and ids.is_ok and len(offsets) != len(ids.value):
                 found.append((path, "encode[all]", Outcome.ok(len(offsets)), Outcome.ok(len(ids.value))))
                 continue
+        if path.startswith("encode_to_numpy") and expected_text(text) != text:
+            # tiktoken's encode repairs a lone surrogate (its except UnicodeEncodeError
+            # retry through UTF-16), encode_to_numpy does not and raises: a known
+            # difference of tiktoken itself (0.14, tiktoken/core.py), so, as for
+            # _encode_bytes, the two are held to agree on valid UTF-8 only; releases and
+            # drop-ins are still compared path by path on every text
+            continue
         want = convert(base)
         if not _agrees(got, want):
             found.append((path, source, got, want))

@@ -96,7 +96,9 @@ def _differing_texts(runner: Any, adapter: Calls, reference: Calls, token_slice:
                 agreed += 1
             elif adapter.in_domain(text) and reference.in_domain(text):
                 differing.append(text)
+    # an outcome equal to the reference's is both checks' agreement (same IDs, no error)
     runner.cell(adapter.name, "id-parity").inputs += agreed
+    runner.cell(adapter.name, "error-category").inputs += agreed
     return differing
 
 
