@@ -107,6 +107,9 @@ def test_tokconf_run_fails_on_a_planted_token_and_lists_the_unreachable(encoding
         assert data["coverage"][adapter]["vocab"]["fraction"] == 1.0, adapter
     listed = {entry["text"] for entry in data["coverage"][reference]["reachability"]["unreachable"]}
     assert listed == ({" I'"} if encoding == "o200k_base" else set())
+    page = (tmp_path / "latest" / "parity.html").read_text(encoding="utf-8")
+    assert "reachability of its vocabulary" in page
+    assert ("␠I&#39;" in page) == (encoding == "o200k_base")  # the unreachable token, listed
     assert FAMILY.kind == "split-token"
 
 
