@@ -23,7 +23,7 @@ PLUGINS = {"everyday:lower-the": "tests.everyday_plugins:lower_the",
 def test_tokconf_run_fails(name: str, check: str, tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "harness", "run", "--quiet", "--no-isolate", "--plugin", PLUGINS[name], "--impl", name,
-         "--no-cases", "--max-examples", "1", "--out", str(tmp_path)],
+         "--no-cases", "--max-examples", "1", "--default-long", "--out", str(tmp_path)],
         cwd=ROOT, capture_output=True, text=True, timeout=3600)
     assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
     data = json.loads((tmp_path / "latest" / "parity.json").read_text(encoding="utf-8"))
@@ -41,6 +41,6 @@ def test_pytest_suite_fails(name: str, item: str, pytester: pytest.Pytester, mon
     (pytester.path / "none.yaml").write_text("version: 1\ncases: []\n", encoding="utf-8")
     result = pytester.runpytest_subprocess(
         "--tokconf-plugin", PLUGINS[name], "--tokconf-impl", name, "--tokconf-no-isolate",
-        "--tokconf-cases", "none.yaml", "-p", "no:cacheprovider", "-k", item, timeout=3600)
+        "--tokconf-cases", "none.yaml", "--tokconf-long", "-p", "no:cacheprovider", "-k", item, timeout=3600)
     result.assert_outcomes(passed=1, failed=1, deselected=6)
     assert f"FAILED tokconf::{item}[{name}]" in result.stdout.str()

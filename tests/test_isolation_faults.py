@@ -49,7 +49,7 @@ def _command(tmp_path: Path, jobs: int) -> list[str]:
             "--plugin", "tests.wrong_adapters:rstrip", "--impl", "tiktoken:cl100k_base",
             "--cases", str(tmp_path / "cases.yaml"), "--max-examples", "12", "--timeout", "2",
             "--jobs", str(jobs), "--out", str(tmp_path / f"jobs{jobs}"), "--quiet",
-            "--no-every-token", "--no-default-long"]  # isolation is the subject: not the vocabulary
+            "--no-every-token"]  # isolation is the subject: not the vocabulary
 
 
 @pytest.fixture(scope="module")

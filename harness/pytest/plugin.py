@@ -236,7 +236,8 @@ class SuiteCollector(pytest.Collector):
             yield VocabItem.from_parent(self, name=f"vocab[{name}]", suite=suite, adapter=name)
             if suite.options.generated and suite.profile != "dev":  # as `tokconf run` (ci, nightly)
                 yield EveryTokenItem.from_parent(self, name=f"every-token[{name}]", suite=suite, adapter=name)
-                yield LongItem.from_parent(self, name=f"long[{name}]", suite=suite, adapter=name)
+                if suite.options.long:  # --tokconf-long, as tokconf run --default-long/--long
+                    yield LongItem.from_parent(self, name=f"long[{name}]", suite=suite, adapter=name)
 
 
 def _shown(file: str) -> str:
