@@ -63,6 +63,9 @@ class AdapterInfo:
     declares_like: tuple[str, ...] = ()
     #: the pre-tokenizer's split regex, when the adapter declares it (``Adapter.split_pattern``)
     split_pattern: str | None = None
+    #: ``special_tokens`` failed (the outcome, described): the adapter's finding, never
+    #: silently "no specials" (vocab-consistency reports it)
+    special_tokens_error: str | None = None
 
     @property
     def specials(self) -> dict[str, int]:
@@ -104,6 +107,7 @@ class InProcess:
             vocabulary=tuple(adapter.vocabulary),
             declares_like=tuple(str(n) for n in getattr(adapter, "declares_like", ()) or ()),
             split_pattern=_split_pattern(adapter),
+            special_tokens_error=None if specials.is_ok else specials.describe(),
         )
 
     def call(self, op: str, *args: Any) -> Outcome:

@@ -56,6 +56,9 @@ class Capabilities:
     pretokenize: bool = False
     #: For a closed vocabulary: the characters it can encode at all. ``None`` = any text.
     alphabet: frozenset[str] | None = None
+    #: For a closed *word* vocabulary: its pieces, so generated inputs are written in them
+    #: (random characters of its alphabet almost never spell a known word). ``None``: none.
+    words: tuple[str, ...] | None = None
     #: Declared, human-readable differences from tiktoken semantics, shown in reports.
     notes: tuple[str, ...] = ()
     #: Whose public API :meth:`Adapter.api_surface` walks (``"tiktoken"``, ``"tokenizers"``,

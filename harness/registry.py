@@ -29,17 +29,11 @@ from typing import Any, Callable, Iterable, Iterator
 
 from harness.interface import Adapter
 from harness.provenance import Provenance, distribution_of, file_record, library_version, module_record
+from harness.hints.raise_site import callable_name, describe_raise
+from harness.hints.suggest import unknown_name
 
-__all__ = [
-    "AdapterSpec",
-    "AdapterUnavailable",
-    "DuplicateAdapter",
-    "Family",
-    "Registry",
-    "RegistryError",
-    "default_registry",
-    "library_version",
-]
+__all__ = ["AdapterSpec", "AdapterUnavailable", "DuplicateAdapter", "Family", "Registry", "RegistryError",
+           "default_registry", "library_version"]
 
 ENTRY_POINT_GROUP = "tokconf.implementations"
 
@@ -109,6 +103,9 @@ class Family:
     resolve: Callable[[str], AdapterSpec] | None = None
     #: Other name prefixes this family's ``resolve`` answers for.
     extra_kinds: tuple[str, ...] = ()
+    #: (name, callable): services the engine asks the family for by name
+    #: (:meth:`Registry.hook`), so it never imports a family for its options
+    hooks: tuple[tuple[str, Callable[..., Any]], ...] = ()
 
 
 class Registry:
@@ -117,6 +114,7 @@ class Registry:
     def __init__(self) -> None:
         self._specs: dict[str, AdapterSpec] = {}
         self._families: dict[str, tuple[Family, str]] = {}
+        self._hooks: dict[str, tuple[Callable[..., Any], str]] = {}
         self._built: dict[str, Adapter] = {}
         self._failed: dict[str, str] = {}
         #: what each --plugin provider read: its file, hash, commit (see harness.provenance)
@@ -157,6 +155,9 @@ class Registry:
                     f"{provider}; uninstall or rename one of them"
                 )
             self._families[kind] = (family, provider)
+        for name, hook in family.hooks:
+            if self._hooks.setdefault(name, (hook, provider))[1] != provider:
+                raise DuplicateAdapter(f"hook {name!r} is registered twice: by {self._hooks[name][1]} and by {provider}")
         for spec in family.specs():
             self._add_spec(spec, provider)
 
@@ -165,8 +166,7 @@ class Registry:
             self.load_entry_point(entry_point.name, entry_point.value, load=entry_point.load)
 
     def load_entry_point(self, name: str, value: str, *, load: Callable[[], Any] | None = None) -> None:
-        """Register the entry point ``name = value`` (``module:attr``); also for one given
-        by hand, as a worker in another environment gets tokconf's own families."""
+        """Register ``name = module:attr`` (also by hand: another environment's worker)."""
         provider = f"entry point {name} = {value}"
         try:
             self.add(load() if load is not None else _import_target(value), provider=provider)
@@ -200,9 +200,19 @@ class Registry:
     def specs(self) -> list[AdapterSpec]:
         return [self._specs[n] for n in self.names()]
 
+    def kinds(self) -> list[str]:  # a name's part before ":", registered or resolvable
+        return sorted({spec.kind for spec in self._specs.values()} | set(self._families))
+
     def plugin_names(self) -> list[str]:
         """Names registered by ``--plugin`` (not by entry points)."""
         return [n for n, spec in sorted(self._specs.items()) if spec.provider.startswith("plugin ")]
+
+    def hook(self, name: str) -> Callable[..., Any]:
+        """The family service ``name`` (``source-root``, ``claim-encoding``, ``train``, ...)."""
+        if name not in self._hooks:
+            raise RegistryError(f"no adapter family offers {name!r} here (hooks: {', '.join(sorted(self._hooks)) or 'none'}); "
+                                f"is the family that provides it installed? `tokconf list` shows load failures")
+        return self._hooks[name][0]
 
     def load_failures(self) -> dict[str, str]:
         return dict(self._failed)
@@ -224,12 +234,7 @@ class Registry:
             if spec.name != name:
                 self._specs[name] = spec
             return spec
-        close = [n for n in self.names() if n.split(":")[0] == kind] or self.names()
-        raise RegistryError(
-            f"no adapter named {name!r}; known adapters: {', '.join(close)}"
-            + (f"; argument-taking kinds: {', '.join(sorted(self._families))}" if self._families else "")
-            + ". Run `tokconf list` to see them all."
-        )
+        raise RegistryError(unknown_name(name, self.names(), kinds=sorted(self._families)))
 
     def get(self, name: str) -> Adapter:
         """Build (once) and return the adapter ``name``.
@@ -319,7 +324,7 @@ def _import_plugin(target: str) -> tuple[ModuleType, str, Provenance]:
             f"installed here; `pip install` the package that provides {exc.name!r}"
         ) from exc
     except Exception as exc:
-        raise RegistryError(f"--plugin {target}: importing {where!r} failed: {type(exc).__name__}: {exc}") from exc
+        raise RegistryError(f"--plugin {target}: importing {where!r} failed: {describe_raise(exc)}") from exc
     record = module_record(module)
     return module, attr, Provenance.of(distribution_of(where), () if record is None else (record,))
 
@@ -347,7 +352,7 @@ def _load_file(target: str, where: str) -> ModuleType:
         spec.loader.exec_module(module)
     except Exception as exc:
         del sys.modules[name]
-        raise RegistryError(f"--plugin {target}: running {where} failed: {type(exc).__name__}: {exc}") from exc
+        raise RegistryError(f"--plugin {target}: running {where} failed: {describe_raise(exc)}") from exc
     return module
 
 
@@ -368,9 +373,7 @@ def _not_found(target: str, where: str, missing: str) -> str:
 
 
 def _with_provider(spec: AdapterSpec, provider: str) -> AdapterSpec:
-    if spec.provider:
-        return spec
-    return replace(spec, provider=provider)  # every other field kept, added ones included
+    return spec if spec.provider else replace(spec, provider=provider)  # every other field kept
 
 
 def _coerce(obj: Any, provider: str) -> Iterator[AdapterSpec | Family]:
@@ -378,8 +381,7 @@ def _coerce(obj: Any, provider: str) -> Iterator[AdapterSpec | Family]:
         yield obj
         return
     if isinstance(obj, Adapter):
-        adapter = obj
-        yield _spec_of_instance(adapter)
+        yield _spec_of_instance(obj)
         return
     if isinstance(obj, type) and issubclass(obj, Adapter):
         name = getattr(obj, "name", "")
@@ -396,7 +398,7 @@ def _coerce(obj: Any, provider: str) -> Iterator[AdapterSpec | Family]:
         try:
             produced = obj()
         except Exception as exc:
-            raise RegistryError(f"{provider}: calling {obj!r} failed: {type(exc).__name__}: {exc}") from exc
+            raise RegistryError(f"{provider}: calling {callable_name(obj)} failed: {describe_raise(exc)}") from exc
         if isinstance(produced, Adapter):
             yield _spec_of_instance(produced)
             return

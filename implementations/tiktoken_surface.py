@@ -108,7 +108,13 @@ class _Walker:
             outcome = Outcome.raised("unsupported", "tokconf.MissingMethod",
                                      f"tiktoken {self.release} has no Encoding.{method}")
         else:
-            outcome = capture(op, fn, *args, classify=self._classify, **kwargs)
+            classify = self._classify
+            if method == "encode_single_token":
+                # its contract: KeyError when the text is not one token (tiktoken/core.py),
+                # an answer, not the lookup failure an encode's KeyError is to a drop-in's
+                # classifier; one category for every family, so tiktoken re-exported agrees
+                classify = lambda op_, exc: "unknown-token" if isinstance(exc, KeyError) else self._classify(op_, exc)  # noqa: E731
+            outcome = capture(op, fn, *args, classify=classify, **kwargs)
             outcome = missing_module(outcome)
             if outcome.is_ok:
                 outcome = Outcome.ok(_plain(outcome.value))

@@ -48,6 +48,35 @@ class ErrorTypeChanged(_Planted):
         return outcome
 
 
+class MethodRemoved(_Planted):
+    """A newer release without ``decode_with_offsets`` (the path is gone from its walk)."""
+
+    fault = "method-removed"
+
+    def api_surface(self, text: str) -> list[tuple[str, Outcome]]:
+        return [(p, o) for p, o in super().api_surface(text) if p != "decode_with_offsets"]
+
+
+class NoLongerSupported(_Planted):
+    """A newer release where ``decode_bytes_batch`` is listed but no longer offered."""
+
+    fault = "no-longer-supported"
+
+    def plant(self, path: str, outcome: Outcome) -> Outcome:
+        if path == "decode_bytes_batch":
+            return Outcome.raised("unsupported", "harness.outcomes.UnsupportedOperation", "no decode_bytes_batch")
+        return outcome
+
+
+class WalkCrashed(_Planted):
+    """The walk itself raises (a release whose import of a helper module broke)."""
+
+    fault = "walk-crashed"
+
+    def api_surface(self, text: str) -> list[tuple[str, Outcome]]:
+        raise RuntimeError("planted: the surface walk crashed")
+
+
 def adapters() -> list[AdapterSpec]:
     return [AdapterSpec(name=f"planted:{cls.fault}", encoding="cl100k_base", factory=cls, library="tiktoken")
             for cls in (BatchDrift, ErrorTypeChanged)]

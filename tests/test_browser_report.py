@@ -168,8 +168,9 @@ def test_matrix_renders_with_the_right_counts(driver: Any, pages: dict[str, str]
     headers = by_css(driver, "#matrix thead th.chk")
     assert [h.get_attribute("textContent") for h in headers] == data["checks"]
     cell = one(driver, '#matrix tr[data-adapter="wrong:ltr"] td[data-check="id-parity"]')
-    assert (cell.text, cell.get_attribute("data-status")) == ("✗ 2 412", "unexpected")
-    assert one(driver, "#verdict").text == "FAIL: 2 unexpected, 1 stale cell(s)"
+    assert (cell.text, cell.get_attribute("data-status")) == ("✗ FAIL 2", "unexpected")
+    assert "412 input(s)" in cell.get_attribute("title")
+    assert one(driver, "#verdict").text == "FAIL: 3 unexpected divergences, 1 stale divergence (exit code 1)"
     assert one(driver, "#shown").text == "showing 8 of 8 divergence(s)"
     assert_no_dialog(driver)
 
@@ -241,7 +242,7 @@ def test_hostile_strings_show_as_text_and_nothing_runs(driver: Any, pages: dict[
     evil = data["adapters"][1]["name"]
     rows = {r.get_attribute("data-adapter"): r for r in by_css(driver, "#matrix tbody tr")}
     assert list(rows) == [a["name"] for a in data["adapters"]]
-    assert rows[evil].find_element("css selector", "th").text == evil
+    assert rows[evil].find_element("css selector", "th .aname").text == evil
     assert [h.get_attribute("textContent") for h in by_css(driver, "#matrix thead th.chk")] == data["checks"]
     for d in data["divergences"]:
         escaped = one(driver, f"#{d['id']}-body code.esc").text

@@ -80,6 +80,7 @@ def test_full_case_is_built(tmp_path: Path) -> None:
     documented:
       - adapters: ["hf:*"]
         check: decode
+        kind: "ok|raised:unknown-id"
         reason: "a reason long enough"
         source: "seeds/000"
 """)
@@ -300,6 +301,7 @@ def test_unknown_check_name(tmp_path: Path) -> None:
     documented:
       - adapters: ["hf:*"]
         check: idparity
+        kind: "segmentation"
         reason: "a reason long enough"
         source: "seeds/000"
 """)
@@ -479,7 +481,7 @@ def test_most_specific_expectation_wins(tmp_path: Path) -> None:
       ids:
         "hf:cl100k_base": [100257]
     documented:
-      - {adapters: ["minbpe:*"], check: error-category, reason: "assert in upstream", source: "seeds/001"}
+      - {adapters: ["minbpe:*"], check: error-category, kind: "raised:internal-error|raised:disallowed-special", reason: "assert in upstream", source: "seeds/001"}
 """)
     (case,) = load_cases([path])
     assert expectation_for(case, "tiktoken:cl100k_base", "cl100k_base") == ExpectedError("disallowed-special")

@@ -235,6 +235,9 @@ def test_a_shard_that_kills_its_workers_is_reported_not_retried_forever(tmp_path
     assert "shard 2 (10 documents" in done.stdout + done.stderr  # the summary's notes say it too
     data = json.loads((folder / "parity.json").read_text(encoding="utf-8"))
     assert data["matrix"]["faulty:abort"]["id-parity"]["inputs"] == 50
+    # the lost shard fails the verdict the page shows, not only the exit code
+    assert data["run"]["lost_shards"] == [lost]
+    assert data["verdict"] == {"result": "FAIL", "reason": f"1 corpus shard lost: {lost}", "exit_code": 1}
 
 
 def test_an_adapter_a_worker_cannot_build_is_an_error_not_a_skip(corpus4k: Path, cluster, tmp_path: Path) -> None:

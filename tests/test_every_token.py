@@ -123,7 +123,8 @@ def test_pytest_plugin_fails_the_planted_token_with_the_same_minimal_input(pytes
     result = pytester.runpytest_subprocess(
         "--tokconf-plugin", "tests.token_faults:FAMILY", "--tokconf-impl", name, "--tokconf-no-isolate",
         "--tokconf-cases", "none.yaml", "-p", "no:cacheprovider", "-k", "every-token", timeout=1800)
-    result.assert_outcomes(passed=1, failed=1, deselected=4)  # 2 generated, 2 vocab
+    outcomes = result.parseoutcomes()  # every-token[reference] passes; 2 vocab, generated slices deselected
+    assert (outcomes.get("passed"), outcomes.get("failed")) == (1, 1) and outcomes.get("deselected", 0) >= 3, outcomes
     text = result.stdout.str()
     token_text = _plan("cl100k_base").pieces[token_id].decode("utf-8")  # type: ignore[union-attr]
     assert f"FAILED tokconf::every-token[{name}]" in text

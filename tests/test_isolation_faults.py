@@ -98,8 +98,10 @@ def test_each_fault_is_an_outcome_on_its_input_and_the_run_finishes(runs: dict, 
 def test_the_other_adapters_results_are_complete(runs: dict, jobs: int) -> None:
     _, data = runs[jobs]
     reference = data["matrix"]["tiktoken:cl100k_base"]
-    assert all(cell["status"] == "agree" for cell in reference.values()), reference
-    inputs = reference["id-parity"]["inputs"]
+    # id-parity against itself compares nothing (issue 21): empty, never "agree"
+    assert reference["id-parity"]["status"] == "empty"
+    assert all(cell["status"] in ("agree", "empty") for cell in reference.values()), reference
+    inputs = reference["error-category"]["inputs"]
     assert inputs > 12  # the cases and every generated input
     for adapter in EXPECTED:
         row = data["matrix"][adapter]

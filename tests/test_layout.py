@@ -2,6 +2,9 @@
 
 The import graph is read from the source (every ``import`` statement, the lazy ones
 inside functions included), so a cycle that only bites on one code path is still found.
+Layers point down only: subpackages form no cycle either, the engine (``harness``) never
+imports an adapter family (``implementations``), and only the front doors
+(``harness.cli``, ``harness.pytest``) see ``argparse`` or ``pytest``.
 """
 
 from __future__ import annotations
@@ -76,6 +79,106 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
         if node not in state:
             visit(node)
     return found
+
+
+def _room(name: str, modules: dict[str, Path]) -> str:
+    """The subpackage a module lives in (``harness.run``), or the module itself for one at a top."""
+    parts = name.split(".")
+    if len(parts) >= 2 and modules.get(".".join(parts[:2]), Path()).name == "__init__.py":
+        return ".".join(parts[:2])
+    return name
+
+
+def _room_graph(modules: dict[str, Path]) -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        room = _room(name, modules)
+        graph.setdefault(room, set()).update(
+            other for target in _imports_of(name, path, modules) if (other := _room(target, modules)) != room)
+    return graph
+
+
+def _engine_imports_families(modules: dict[str, Path], *, engine: str = "harness",
+                             families: str = "implementations") -> list[str]:
+    """Every ``engine`` module that imports a ``families`` module, as ``a -> b``."""
+    return sorted(f"{name} -> {target}" for name, path in modules.items() if name.split(".")[0] == engine
+                  for target in _imports_of(name, path, modules) if target.split(".")[0] == families)
+
+
+#: the only rooms that may see how a run was asked for
+FRONT_DOORS = ("harness.cli", "harness.pytest")
+FRONT_DOOR_LIBRARIES = frozenset({"argparse", "pytest", "_pytest"})
+
+
+def _front_door_imports(modules: dict[str, Path], *, front_doors: tuple[str, ...] = FRONT_DOORS) -> list[str]:
+    """Modules below the front doors that import argparse or pytest, as ``module -> library``."""
+    found = []
+    for name, path in sorted(modules.items()):
+        if name.split(".")[0] != "harness" or _room(name, modules) in front_doors:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            found += [f"{name} -> {n}" for n in names if n.split(".")[0] in FRONT_DOOR_LIBRARIES]
+    return found
+
+
+def _plant(tmp_path: Path, files: dict[str, str | None]) -> dict[str, Path]:
+    """Modules ``name -> source`` written under ``tmp_path`` (packages get ``__init__.py``)."""
+    modules: dict[str, Path] = {}
+    for name, source in files.items():
+        path = tmp_path / (name.replace(".", "/") + ("/__init__.py" if source is None else ".py"))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(source or "")
+        modules[name] = path
+    return modules
+
+
+def test_subpackages_form_no_cycle() -> None:
+    modules = _modules()
+    graph = _room_graph(modules)
+    assert "harness.run" in graph and "harness.cases" in graph["harness.run"]  # the rooms were really read
+    cycles = _cycles(graph)
+    assert cycles == [], "subpackage cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_a_planted_subpackage_cycle_is_found(tmp_path: Path) -> None:
+    # no module cycle at all, yet the rooms a and b point at each other
+    modules = _plant(tmp_path, {"eng": None, "eng.a": None, "eng.b": None,
+                                "eng.a.one": "from eng.b import two\n", "eng.a.three": "",
+                                "eng.b.two": "", "eng.b.four": "def f():\n    from eng.a import three\n"})
+    assert _cycles({n: _imports_of(n, p, modules) for n, p in modules.items()}) == []
+    assert _cycles(_room_graph(modules)) == [["eng.a", "eng.b", "eng.a"]]
+
+
+def test_the_engine_never_imports_an_adapter_family() -> None:
+    found = _engine_imports_families(_modules())
+    assert found == [], "harness imports implementations (use a registry hook instead):\n" + "\n".join(found)
+
+
+def test_a_planted_family_import_is_found(tmp_path: Path) -> None:
+    modules = _plant(tmp_path, {"harness": None, "harness.run": None, "implementations": None,
+                                "harness.run.fine": "from harness.run import other\n", "harness.run.other": "",
+                                "harness.run.bad": "def f():\n    from implementations.fam import x\n",
+                                "implementations.fam": "from harness.run import fine\n"})
+    assert _engine_imports_families(modules) == ["harness.run.bad -> implementations.fam"]
+
+
+def test_only_the_front_doors_see_argparse_or_pytest() -> None:
+    modules = _modules()
+    assert any(_room(n, modules) == "harness.cli" for n in modules)
+    found = _front_door_imports(modules)
+    assert found == [], "below the front doors (build a Plan / a value instead):\n" + "\n".join(found)
+
+
+def test_a_planted_argparse_below_the_front_doors_is_found(tmp_path: Path) -> None:
+    modules = _plant(tmp_path, {"harness": None, "harness.cli": None, "harness.run": None,
+                                "harness.cli.flags": "import argparse\n",
+                                "harness.run.engine": "def f():\n    import argparse.x\n",
+                                "harness.run.tests": "from _pytest.config import Config\n",
+                                "harness.run.fine": "import dataclasses\n"})
+    assert _front_door_imports(modules) == ["harness.run.engine -> argparse.x",
+                                            "harness.run.tests -> _pytest.config"]
 
 
 def test_every_module_imports_on_its_own() -> None:

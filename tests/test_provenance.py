@@ -234,12 +234,15 @@ def test_diff_reports_a_changed_file_as_a_changed_implementation(run_json: dict)
     assert f"<td>implementation changed</td><td><span class=\"reason\"><bdi>{html.escape(expected)}</bdi>" in page
 
 
-def test_diff_sees_a_new_commit_and_ignores_a_moved_checkout(run_json: dict) -> None:
+def test_diff_sees_new_content_not_a_new_commit_and_ignores_a_moved_checkout(run_json: dict) -> None:
     before = _changed(run_json, commit="c1" * 20, dirty=False)
     after = _changed(run_json, commit="c2" * 20, dirty=True)
+    # the same bytes under another commit (or dirty state) are the same implementation (issue 21)
+    assert diff_runs(before, after).adapters == ()
+    after["adapters"][0]["provenance"]["files"][1]["sha256"] = "cd" * 32
     (change,) = diff_runs(before, after).adapters
     assert change.reason == ("{cases}/data/gpt2-merges-no-trailing-newline/vocab.bpe: "
-                             "commit c1c1c1c1c1c1 -> c2c2c2c2c2c2, clean -> dirty")
+                             "sha256 abababababab -> cdcdcdcdcdcd, commit c1c1c1c1c1c1 -> c2c2c2c2c2c2, clean -> dirty")
     moved = copy.deepcopy(before)
     for f in moved["adapters"][0]["provenance"]["files"]:
         f["path"] = "/elsewhere/" + f["path"].rsplit("/", 1)[1]

@@ -50,6 +50,37 @@ class TwoFaults(Quirk):
         return ids
 
 
+class Contained(_Wrapped):
+    """``ab`` encoded as ``a`` + ``b`` (documented by the tests) and, a second bug of the
+    same kind that nothing documents, ``Z Z`` byte by byte: ``"xabZ Z"`` holds both (issue
+    21). No token of the vocabulary holds ``Z Z`` (a space starts a piece), so only the
+    case shows the second bug."""
+
+    name = "verdict:contained"
+    _FAULTS = regex.compile("(ab|Z Z)")
+
+    def encode(self, text, *, allowed_special=frozenset(), disallowed_special="all"):  # type: ignore[no-untyped-def]
+        ids: list[int] = []
+        for i, part in enumerate(self._FAULTS.split(text)):
+            if i % 2:
+                ids += [self.inner.native.encode_single_token(bytes([b])) for b in part.encode()]
+            elif part:
+                ids += super().encode(part, allowed_special=allowed_special, disallowed_special=disallowed_special)
+        return ids
+
+
+class Crashing(_Wrapped):
+    """Raises on any input holding ``ab``: a documented segmentation quirk there that
+    has become a crash is another bug (issue 21)."""
+
+    name = "verdict:crashing"
+
+    def encode(self, text, *, allowed_special=frozenset(), disallowed_special="all"):  # type: ignore[no-untyped-def]
+        if "ab" in text:
+            raise RuntimeError("planted crash on 'ab'")
+        return super().encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
+
+
 def _spec(cls: type) -> AdapterSpec:
     return AdapterSpec(name=cls.name, encoding=ENCODING, factory=cls, library="tiktoken")
 
@@ -60,3 +91,31 @@ def quirk() -> list[AdapterSpec]:
 
 def two_faults() -> list[AdapterSpec]:
     return [_spec(TwoFaults)]
+
+
+def contained() -> list[AdapterSpec]:
+    return [_spec(Contained)]
+
+
+def crashing() -> list[AdapterSpec]:
+    return [_spec(Crashing)]
+
+
+def v1_drops_lamp() -> list[AdapterSpec]:
+    """simple-v1 whose decode loses the word "lamp": a round-trip bug on known words,
+    which a domain of "the round trip holds" filtered out before it was checked."""
+    from implementations.teaching import SimpleV1, TeachingAdapter, _build_simple
+
+    class DropsLamp(SimpleV1):
+        def decode(self, ids):  # type: ignore[no-untyped-def]
+            return " ".join(w for w in super().decode(ids).split(" ") if w != "lamp")
+
+    def build() -> TeachingAdapter:
+        inner = _build_simple("simple-v1", "lighthouse")
+        tokenizer = DropsLamp.__new__(DropsLamp)
+        tokenizer.__dict__.update(inner.tokenizer.__dict__)  # the same trained vocabulary
+        return TeachingAdapter(tokenizer, name="verdict:v1-drops-lamp", capabilities=inner.capabilities,
+                               exact_layout=False)
+
+    return [AdapterSpec(name="verdict:v1-drops-lamp", encoding="closed:verdict:v1-drops-lamp", factory=build,
+                        library="tokconf")]

@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Iterable, Iterator, Literal
 
-__all__ = ["CorpusError", "CorpusOptions", "Document", "corpus_case_batches", "document_case", "read_corpus"]
+__all__ = ["CorpusError", "CorpusOptions", "Document", "corpus_case_batches", "corpus_files", "document_case",
+           "read_corpus"]
 
 Split = Literal["file", "blank-line", "separator"]
 _CHUNK = 1 << 20
@@ -48,6 +49,17 @@ class CorpusOptions:
     split: Split = "file"
     separator: str | None = None
     text_field: str = "text"
+    #: files left out of a folder (``--skip-non-utf8``: checked before the run, each one
+    #: named in a note); a file given by name is never skipped. A sorted tuple, so the
+    #: options stay JSON as they are (plans, goldens and Dask progress files record them)
+    skip: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """As goldens record it; ``skip`` only when a file was left out (older goldens unchanged)."""
+        data: dict[str, Any] = {"split": self.split, "separator": self.separator, "text_field": self.text_field}
+        if self.skip:
+            data["skip"] = list(self.skip)
+        return data
 
 
 @dataclass(frozen=True)
@@ -67,17 +79,23 @@ def read_corpus(paths: Iterable[str | os.PathLike[str]], options: CorpusOptions 
     """Every document of every path, lazily, in order."""
     if options.split == "separator" and not options.separator:
         raise CorpusError("--split separator needs --separator TEXT (e.g. --separator '\\x1e')")
+    for file, _in_folder in corpus_files(paths):
+        if str(file) not in options.skip:
+            yield from _read_file(file, options)
+
+
+def corpus_files(paths: Iterable[str | os.PathLike[str]]) -> Iterator[tuple[Path, bool]]:
+    """Every file the corpus paths name, in reading order, and whether a folder held it."""
     for path in paths:
         root = Path(path)
         if root.is_dir():
-            files = sorted(p for p in root.rglob("*") if p.is_file() and not any(
-                part.startswith(".") for part in p.relative_to(root).parts))
+            for file in sorted(p for p in root.rglob("*") if p.is_file() and not any(
+                    part.startswith(".") for part in p.relative_to(root).parts)):
+                yield file, True
         elif root.exists():  # a file, or a pipe (--corpus /dev/stdin)
-            files = [root]
+            yield root, False
         else:
             raise CorpusError(f"--corpus {path}: no such file or folder")
-        for file in files:
-            yield from _read_file(file, options)
 
 
 def corpus_case_batches(paths: Iterable[str | os.PathLike[str]], options: CorpusOptions = CorpusOptions(), *,

@@ -34,7 +34,8 @@ from harness.cases.model import (
 )
 from harness.cases.domain import Domain, DomainError, parse_range
 from harness.cases.fixtures import default_cases_dir, portable_argument
-from harness.cases.match import adapter_matches, case_applies_to, documented_for, expectation_for, lookup
+from harness.cases.match import (adapter_matches, case_applies_to, documented_for, expectation_for, lookup,
+                                 unknown_adapter_kinds)
 from harness.escapes import EscapeError, parse_escapes
 from harness.outcomes import CATEGORIES
 from harness.cases.yaml_source import YamlDocument, YamlProblem, format_path, parse_yaml
@@ -46,6 +47,7 @@ __all__ = [
     "adapter_matches",
     "case_applies_to",
     "case_files",
+    "check_adapter_kinds",
     "default_cases_dir",
     "documented_for",
     "expectation_for",
@@ -53,6 +55,7 @@ __all__ = [
     "load_case_file",
     "load_cases",
     "lookup",
+    "unknown_adapter_kinds",
 ]
 
 SCHEMA_PATH = Path(__file__).resolve().with_name("cases.schema.json")
@@ -72,10 +75,12 @@ class CaseProblem:
     field: str
     expected: str
     case_id: str | None = None
+    column: int | None = None  # 1-based; known for YAML syntax errors
 
     def __str__(self) -> str:
         where = f" (case {self.case_id!r})" if self.case_id else ""
-        return f"{self.file}:{self.line}: {self.field}{where}: expected {self.expected}"
+        at = f"{self.line}:{self.column}" if self.column is not None else f"{self.line}"
+        return f"{self.file}:{at}: {self.field}{where}: expected {self.expected}"
 
 
 class CaseFileError(ValueError):
@@ -110,6 +115,13 @@ def case_files(paths: Iterable[Path | str]) -> list[Path]:
     if missing:
         raise CaseFileError(missing)
     return files
+
+
+def check_adapter_kinds(cases: Iterable[Case], known_kinds: Iterable[str]) -> None:
+    """Raise :class:`CaseFileError` for every documented adapter kind nothing registers."""
+    problems = [CaseProblem(*p) for p in unknown_adapter_kinds(cases, known_kinds)]
+    if problems:
+        raise CaseFileError(problems)
 
 
 def is_long(case: Case) -> bool:
@@ -162,7 +174,7 @@ def load_case_file(path: Path | str) -> list[Case]:
     try:
         doc = parse_yaml(text)
     except YamlProblem as exc:
-        raise CaseFileError([CaseProblem(shown, exc.line, exc.field, exc.expected)]) from exc
+        raise CaseFileError([CaseProblem(shown, exc.line, exc.field, exc.expected, column=exc.column)]) from exc
     problems = _schema_problems(doc, shown)
     if problems:
         raise CaseFileError(problems)
@@ -390,8 +402,10 @@ class _Builder:
             self.problem([*rel, "check"], f"one of {', '.join(CHECKS)}")
         adapters = tuple(self.name(a, [*rel, "adapters", i]) for i, a in enumerate(raw["adapters"]))
         domain = self.domain(raw["domain"], [*rel, "domain"]) if "domain" in raw else None
+        kinds = [raw["kind"]] if isinstance(raw["kind"], str) else list(raw["kind"])
         return DocumentedDivergence(adapters, raw["check"], raw["reason"], raw["source"],
-                                    kind=raw.get("kind"), domain=domain)
+                                    kind=kinds[0], domain=domain, more_kinds=tuple(kinds[1:]),
+                                    line=self.doc.line_of([*self._path, *rel, "adapters"]))
 
     def domain(self, raw: dict[str, Any], rel: list[str | int]) -> Domain | None:
         ranges = []

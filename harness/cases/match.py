@@ -14,11 +14,12 @@ matched as patterns are, after its own name.
 from __future__ import annotations
 
 import fnmatch
-from typing import Mapping, Sequence, TypeVar
+from typing import Iterable, Mapping, Sequence, TypeVar
 
 from harness.cases.model import Case, DocumentedDivergence, ExpectedError
 
-__all__ = ["adapter_matches", "case_applies_to", "documented_for", "expectation_for", "lookup"]
+__all__ = ["adapter_matches", "case_applies_to", "documented_for", "expectation_for", "lookup",
+           "unknown_adapter_kinds"]
 
 T = TypeVar("T")
 
@@ -89,3 +90,32 @@ def documented_for(case: Case, adapter: str, check: str, also: Sequence[str] = (
         if entry.check == check and any(_matches(p, adapter, also) for p in entry.adapters):
             return entry
     return None
+
+
+def unknown_adapter_kinds(cases: Iterable[Case], known_kinds: Iterable[str]) -> list[tuple[str, int, str, str, str]]:
+    """Documented entries naming an adapter kind nothing registers (``tiktokn:*``).
+
+    Such an entry matches no adapter, so it would load and never run: a typo that
+    silently documents nothing. A kind with ``@VERSION`` names an adapter of an
+    environment (``tokconf env add``), which this machine may not have: accepted when
+    its library kind is known, and also when it is not, since environments can bring
+    kinds of their own (``js-tiktoken@1.0.21``). Each problem is (file, line, field, what
+    was expected, case id): :class:`harness.cases.loader.CaseProblem`'s fields.
+    """
+    known = set(known_kinds)
+    bases = known | {k.split("@", 1)[0] for k in known}
+    problems: list[tuple[str, int, str, str, str]] = []
+    for case in cases:
+        for entry in case.documented:
+            for pattern in entry.adapters:
+                kind = pattern.split(":", 1)[0]
+                if kind in known or "@" in kind:
+                    continue
+                if any(ch in kind for ch in "*?[") and any(fnmatch.fnmatchcase(k, kind) for k in bases):
+                    continue
+                problems.append((
+                    case.file, entry.line or case.line, "documented.adapters",
+                    f"an adapter kind that exists; {pattern!r} names kind {kind!r}, which no installed "
+                    f"adapter has (known kinds: {', '.join(sorted(known))}). Fix the name, or install "
+                    f"the package that provides it", case.id))
+    return problems

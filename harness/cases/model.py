@@ -98,12 +98,21 @@ class DocumentedDivergence:
     adapters: tuple[str, ...]  # adapter names; "kind:*" matches every adapter of a kind
     check: str  # one of CHECKS
     reason: str
-    source: str  # seed file (e.g. "seeds/000 §decode") or upstream issue URL
+    source: str  # a public reference (upstream file at a commit and line, issue URL) or a repository file; tests/test_case_sources.py
     #: the finding kind it documents (``segmentation``, ``raised:unknown-id|ok``, ...);
-    #: None: whatever kind the check reports on the case's own input
+    #: required in case files (a crash on a documented segmentation quirk is another
+    #: bug); None only where code builds an entry that accepts the kind it finds
     kind: str | None = None
     #: other inputs with the same cause (:mod:`harness.cases.domain`); None: only its own
     domain: Domain | None = None
+    #: the line of its ``adapters`` list in the case file (0: not from a file)
+    line: int = field(default=0, compare=False)
+    #: further kinds of the same cause (``kind: [special-duplicate, special-decode]``)
+    more_kinds: tuple[str, ...] = ()
+
+    def accepts(self, kind: str) -> bool:
+        """Whether a finding of ``kind`` on the entry's own input is this divergence."""
+        return self.kind is None or kind == self.kind or kind in self.more_kinds
 
 
 @dataclass(frozen=True)

@@ -13,12 +13,13 @@ from __future__ import annotations
 import hashlib
 import re
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
 from harness.cases.model import Policy
 from harness.escapes import escape_text
-from harness.run.result import DivergenceRecord
 
+# records are harness.run.result.DivergenceRecord values, taken by their fields: cases sit
+# below the run in the layering, so this module does not import it
 __all__ = ["case_id", "render_cases", "write_new_cases", "yaml_single_quoted"]
 
 
@@ -31,10 +32,11 @@ def yaml_single_quoted(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def case_id(record: DivergenceRecord) -> str:
+def case_id(record: Any) -> str:
     """A stable id from adapter, check and input.
 
     >>> from harness.run.evidence import Evidence
+    >>> from harness.run.result import DivergenceRecord
     >>> r = DivergenceRecord("wrong:crlf", "tiktoken:cl100k_base", "id-parity", "cl100k_base", "unexpected",
     ...     "generated", None, None, None, "\\r\\n", "content", "", Evidence(None, None, {}, {}, {}, {}, "x"))
     >>> case_id(r)
@@ -57,7 +59,7 @@ def _policy_yaml(policy: Policy) -> str | None:
     return f"{{allowed_special: {value(policy.allowed_special)}, disallowed_special: {value(policy.disallowed_special)}}}"
 
 
-def render_cases(records: Iterable[DivergenceRecord], *, run: str) -> str:
+def render_cases(records: Iterable[Any], *, run: str) -> str:
     """The YAML text of a case file holding one case per record."""
     lines = [
         "version: 1",
@@ -84,12 +86,13 @@ def render_cases(records: Iterable[DivergenceRecord], *, run: str) -> str:
         lines.append("    # documented:")
         lines.append(f"    #   - adapters: [{yaml_single_quoted(record.adapter)}]")
         lines.append(f"    #     check: {record.check}")
+        lines.append(f"    #     kind: {yaml_single_quoted(record.kind)}")
         lines.append("    #     reason: \"why it differs\"")
         lines.append("    #     source: \"seed file section, or upstream issue URL\"")
     return "\n".join(lines) + "\n"
 
 
-def write_new_cases(folder: str | Path, records: list[DivergenceRecord], *, run: str) -> Path | None:
+def write_new_cases(folder: str | Path, records: list[Any], *, run: str) -> Path | None:
     """Write ``new-cases-<run>.yaml`` into ``folder``; ``None`` when there is nothing new."""
     if not records:
         return None

@@ -23,11 +23,14 @@ _HIDDEN_BREAKS = {"\x85": "U+0085 NEXT LINE", "\u2028": "U+2028 LINE SEPARATOR",
 
 
 class YamlProblem(ValueError):
-    """A YAML-level defect: ``line`` is 1-based, ``field`` a readable path."""
+    """A YAML-level defect: ``line`` is 1-based, ``field`` a readable path; ``column``
+    (1-based) is known for syntax errors."""
 
-    def __init__(self, line: int, field: str, expected: str) -> None:
-        super().__init__(f"line {line}: {field}: {expected}")
+    def __init__(self, line: int, field: str, expected: str, *, column: int | None = None) -> None:
+        where = f"line {line}, column {column}" if column is not None else f"line {line}"
+        super().__init__(f"{where}: {field}: {expected}")
         self.line = line
+        self.column = column
         self.field = field
         self.expected = expected
 
@@ -95,10 +98,11 @@ def _parse_with(loader_class: Any, text: str) -> YamlDocument:
         try:
             root = loader.get_single_node()
         except yaml.MarkedYAMLError as exc:
-            mark = exc.problem_mark or exc.context_mark
-            line = mark.line + 1 if mark is not None else 1
-            problem = " ".join(p for p in (exc.context, exc.problem) if p)
-            raise YamlProblem(line, "(YAML syntax)", f"valid YAML: {problem}") from exc
+            mark = _blamed_mark(exc, text)
+            raise YamlProblem(
+                mark.line + 1 if mark is not None else 1, "(YAML syntax)", f"valid YAML: {_syntax_message(exc)}",
+                column=mark.column + 1 if mark is not None else None,
+            ) from exc
         except yaml.YAMLError as exc:
             raise YamlProblem(1, "(YAML syntax)", f"valid YAML: {exc}") from exc
         if root is not None:
@@ -107,6 +111,38 @@ def _parse_with(loader_class: Any, text: str) -> YamlDocument:
     finally:
         loader.dispose()
     return YamlDocument(data=data, root=root)
+
+
+def _blamed_mark(exc: yaml.MarkedYAMLError, text: str) -> Any:
+    """The place to show for a syntax error.
+
+    PyYAML finds an unclosed quote or bracket only at the end of the file (its problem
+    mark), while its context mark is where the unclosed construct began; that is where
+    the fix goes. Otherwise the problem mark is where the parser stopped understanding.
+    """
+    problem, context = exc.problem_mark, exc.context_mark
+    if problem is None:
+        return context
+    at_end = not text[problem.index:].strip()
+    if context is not None and at_end:
+        return context
+    return problem
+
+
+def _syntax_message(exc: yaml.MarkedYAMLError) -> str:
+    """PyYAML's words with both of its positions, 1-based, and without its snippets.
+
+    >>> try:
+    ...     yaml.safe_load('a: "unclosed\\nb: 1\\n')
+    ... except yaml.MarkedYAMLError as exc:
+    ...     print(_syntax_message(exc))
+    while scanning a quoted scalar (line 1, column 4) found unexpected end of stream (line 3, column 1)
+    """
+    parts = []
+    for words, mark in ((exc.context, exc.context_mark), (exc.problem, exc.problem_mark)):
+        if words:
+            parts.append(f"{words} (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else words)
+    return " ".join(parts)
 
 
 def format_path(path: Sequence[str | int]) -> str:

@@ -247,20 +247,43 @@ def _raw_bytes(surface: Surface, text: str, calls: Calls) -> list[tuple[str, str
     return found
 
 
-def _changes(family: str, mine: Surface, theirs: Surface, *, native: bool = True) -> list[tuple[str, Outcome, Outcome]]:
+def _changes(family: str, mine: Surface, theirs: Surface, *, native: bool = True) -> list[tuple[str, Outcome | None, Outcome | None]]:
+    """Paths whose outcome differs between two releases, over the *union* of their paths.
+
+    Within one language (two releases of one library) a path one release lacks, or
+    supports where the other does not, is a change (``None``: the path is absent), as
+    ``tokconf gate`` reports it; across languages (tiktoken's WASM build beside Python
+    tiktoken) the two builds walk different path lists, so only shared paths count.
+    """
     sources = _DECODE_SOURCES.get(family, ())
     same_ids = next((mine[s].value == theirs[s].value for s in sources
                      if s in mine and s in theirs and mine[s].is_ok and theirs[s].is_ok), False)
-    changed = []
-    for path, outcome in mine.items():
-        other = theirs.get(path)
-        if other is None or outcome.is_unsupported or other.is_unsupported:
+    changed: list[tuple[str, Outcome | None, Outcome | None]] = []
+    for path in [*mine, *(p for p in theirs if p not in mine)]:
+        outcome, other = mine.get(path), theirs.get(path)
+        if outcome is None or other is None or outcome.is_unsupported != other.is_unsupported:
+            if native:
+                changed.append((path, outcome, other))
+            continue
+        if outcome.is_unsupported:
             continue
         if takes_ids(path) and not same_ids:
             continue
         if outcome_key(outcome, native=native) != outcome_key(other, native=native):
             changed.append((path, outcome, other))
     return changed
+
+
+def _presence(path: str, got: Outcome | None, want: Outcome | None) -> str | None:
+    """``removed:``/``added:``/``no-longer-supported:``/``now-supported:`` + path, or None
+    when both releases have the path and support it (the reference is the other release)."""
+    if want is not None and got is None:
+        return f"removed:{path}"
+    if got is not None and want is None:
+        return f"added:{path}"
+    if got is not None and want is not None and got.is_unsupported != want.is_unsupported:
+        return f"{'no-longer' if got.is_unsupported else 'now'}-supported:{path}"
+    return None
 
 
 def takes_ids(path: str) -> bool:
@@ -283,6 +306,13 @@ def check_api_surface(subject: Subject) -> Result:
     mine = surface_of(subject.adapter, subject.text)
     if mine is None:
         return UNSUPPORTED
+    walk = mine.get("api_surface")
+    if walk is not None and not walk.is_ok:
+        # the walk itself crashed, timed out or raised: nothing was compared, and that
+        # is the adapter's finding, never an agreement
+        return subject.finding("api-surface", f"walk:{shape(walk)}",
+                               f"walking {subject.name}'s API surface failed: {walk.describe()[:300]}",
+                               outcomes=((subject.name, walk),))
     family = subject.adapter.info.capabilities.api_surface or ""
     problems: list[str] = []
     outcomes: list[tuple[str, Outcome]] = []
@@ -297,9 +327,28 @@ def check_api_surface(subject: Subject) -> Result:
         outcomes += [(f"{subject.name} {path} count", got), (f"{source}", want)]
     reference = subject.reference
     if not subject.is_reference and reference.info.capabilities.api_surface == family:
-        theirs = surface_of(reference, subject.text)
+        theirs = surface_of(reference, subject.text) or {}
         same_language = subject.adapter.info.language == reference.info.language
-        for path, got, want in _changes(family, mine, theirs or {}, native=same_language):
+        # a path that appears or goes is a change between two releases of one library; a
+        # drop-in that does not define a path is unsupported there, not a finding (issue 20)
+        releases = subject.adapter.info.library == reference.info.library
+        if "api_surface" in theirs:
+            theirs = {}  # the reference's walk failed: its own row's finding, nothing to compare with
+        for path, got, want in _changes(family, mine, theirs, native=same_language):
+            presence = _presence(path, got, want)
+            if presence is not None and not releases:
+                continue
+            if presence is not None:
+                kind = kind or presence
+                have = got if got is not None else want
+                problems.append(f"{path}: {presence.split(':', 1)[0]} ({subject.name} "
+                                f"{'lacks it' if got is None else got.describe()[:80]}, {reference.name} "
+                                f"{'lacks it' if want is None else want.describe()[:80]})")
+                if have is not None:
+                    outcomes += [(f"{subject.name if got is not None else reference.name} {path}", have)]
+                continue
+            if got is None or want is None:
+                continue  # _presence named every absent path; this only narrows the types
             kind = kind or f"changed:{path}:{_label(got)}|{_label(want)}"
             problems.append(f"{path}: {got.describe()[:160]} where {reference.name} gives {want.describe()[:160]}")
             outcomes += [(f"{subject.name} {path}", got), (f"{reference.name} {path}", want)]

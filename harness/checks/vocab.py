@@ -130,6 +130,11 @@ def _rank_tables(adapter: Calls, report: VocabReport) -> Iterator[Finding]:
 
 def _specials(adapter: Calls, report: VocabReport) -> Iterator[Finding]:
     info = adapter.info
+    if info.special_tokens_error is not None:
+        report.inputs += 1
+        yield Finding(adapter.name, CHECK, "special-tokens:failed",
+                      f"special_tokens failed: {info.special_tokens_error}; its special literals are "
+                      "unknown, so no check could treat them as specials", "", shrinkable=False)
     by_id: dict[int, str] = {}
     for literal, token_id in info.special_tokens:
         report.inputs += 1

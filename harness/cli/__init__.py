@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from typing import Sequence
 
@@ -23,6 +24,7 @@ SUBCOMMANDS = (
     "harness.cli.list_cmd",
     "harness.cli.encode_cmd",
     "harness.cli.decode_cmd",
+    "harness.cli.call_cmd",
     "harness.cli.train_cmd",
     "harness.cli.report_cmd",
     "harness.cli.diff_cmd",
@@ -54,6 +56,13 @@ def common_options() -> argparse.ArgumentParser:
         help="folder of vocabulary files (also TOKCONF_VOCAB_DIR); verified by SHA-256",
     )
     group.add_argument(
+        "--verbose", "-v",
+        action="store_true",
+        help="everything in full: Rust's own panic output as it happens (default: one line per distinct "
+             "panic); for run, every documented divergence that explained other findings and every "
+             "unavailable adapter with its reason (default: one line each; the report has them)",
+    )
+    group.add_argument(
         "--source-root",
         action="append",
         default=[],
@@ -64,64 +73,32 @@ def common_options() -> argparse.ArgumentParser:
 
 
 def apply_common(args: argparse.Namespace):
-    """Apply --vocab-dir and --plugin; return the registry."""
-    from harness.registry import RegistryError, default_registry
-    from harness.vocab import set_vocab_dir
+    """Apply --vocab-dir, --plugin and --source-root (:func:`harness.run.choice.build_registry`); the registry."""
+    from harness.run.choice import ChoiceError, build_registry
 
-    if getattr(args, "vocab_dir", None):
-        set_vocab_dir(args.vocab_dir)
-    roots = getattr(args, "source_root", None) or []
-    if roots:
-        from implementations.source.roots import SourceRootError, parse_source_root, set_source_root
-
-        known = source_spec_names(getattr(args, "impl", None) or [])
-        for root in roots:
-            try:
-                spec, folder = parse_source_root(root, known=known)
-            except SourceRootError as exc:
-                raise UsageError(str(exc)) from exc
-            set_source_root(folder, spec=spec)
     try:
-        return default_registry(plugins=getattr(args, "plugin", []) or [])
-    except RegistryError as exc:
+        return build_registry(plugin=getattr(args, "plugin", []) or [], vocab_dir=getattr(args, "vocab_dir", None),
+                              source_root=getattr(args, "source_root", None) or [],
+                              impl=getattr(args, "impl", None) or [])
+    except ChoiceError as exc:
         raise UsageError(str(exc)) from exc
 
 
 def source_spec_names(impls: Sequence[str]) -> list[str]:
-    """Spec names ``--source-root NAME=DIR`` may use: the shipped specs and those named by ``--impl``."""
-    from implementations.source.adapter import spec_from_argument
-    from implementations.source.spec import shipped_spec_names
+    """Spec names ``--source-root NAME=DIR`` may use (the source family's ``source-spec-names`` hook)."""
+    from harness.registry import default_registry
 
-    names = set(shipped_spec_names())
-    for name in impls:
-        kind, _, argument = name.partition(":")
-        if kind != "source" or not argument:
-            continue
-        names.add(argument)
-        try:
-            names.add(spec_from_argument(argument).name)
-        except Exception:  # noqa: BLE001 - a bad spec is reported when the adapter is built
-            pass
-    return sorted(names)
+    return default_registry().hook("source-spec-names")(impls)
 
 
 def claim_encoding(registry, names: Sequence[str], encodings: Sequence[str]) -> None:
-    """``hf-json:PATH`` adapters named on the command line claim the one ``--encoding`` given.
+    """``hf-json:PATH`` adapters named on the command line claim the one ``--encoding`` given."""
+    from harness.run.choice import ChoiceError, claim_encoding as claim
 
-    A bare tokenizer.json says nothing about which ID space it reproduces; the flag is the
-    spec-less way to say it (``tokconf run --impl hf-json:tok.json --encoding cl100k_base``).
-    """
-    if len(encodings) != 1:
-        return
-    from implementations.hf.tokenizer_json import hf_json_spec
-
-    for name in names:
-        kind, _, argument = name.partition(":")
-        if kind == "hf-json" and argument and name not in registry.names():
-            try:
-                registry.add(hf_json_spec(argument, encoding=encodings[0]), provider="--encoding")
-            except Exception as exc:
-                raise UsageError(f"--impl {name}: {exc}") from exc
+    try:
+        claim(registry, names, encodings)
+    except ChoiceError as exc:
+        raise UsageError(str(exc)) from exc
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -143,18 +120,35 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # `python -m harness` puts the current folder first on the path and the `tokconf`
+    # console script does not: `tiktoken-compatible:mymod` and `--plugin mymod:f` for a
+    # module in the current folder must work the same from both.
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "handler", None):
         parser.print_help()
         return EXIT_USAGE
+    from harness.cli.native_stderr import native_stderr_summarised
+
     try:
-        return int(args.handler(args))
+        # Rust panics in adapters: one line each at the end, their full output with --verbose.
+        # Only commands that run adapters (they take --verbose); `env add` streams pip's output.
+        with native_stderr_summarised(verbose=getattr(args, "verbose", True)):
+            return int(args.handler(args))
     except UsageError as exc:
         print(f"tokconf {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:
         return EXIT_OK
+    except KeyboardInterrupt as exc:
+        # one line, not a traceback, whichever command was interrupted
+        from harness.cli.interrupts import describe_stop, kept_after_stop, stop_exit_code
+
+        kept = kept_after_stop(args.command, getattr(args, "output", None))
+        print(f"\ntokconf {args.command}: {describe_stop(exc)}; {kept}", file=sys.stderr)
+        return stop_exit_code(exc)
 
 
 if __name__ == "__main__":

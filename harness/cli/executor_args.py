@@ -63,12 +63,12 @@ def golden_records(args: argparse.Namespace, selected: Any, *, dask: bool) -> It
         return
     from dataclasses import replace
 
-    from harness.cli.selection_args import SelectionArgs
+    from harness.cli.selection_args import selection_from_args
     from harness.scale.cluster import ExecutorError
     from harness.scale.golden_chunks import DaskRecords
 
     # the workers must build exactly the adapters the client did, by their resolved names
-    spec = replace(SelectionArgs.from_args(args, []), impl=tuple(sorted(selected.calls)))
+    spec = replace(selection_from_args(args, []), impl=tuple(sorted(selected.calls)))
     try:
         with DaskRecords(spec=spec, scheduler=args.scheduler, workers=args.jobs or 1) as records:
             yield records

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from harness.cli import UsageError
 
@@ -20,6 +21,9 @@ def add_corpus_options(parser: argparse.ArgumentParser) -> None:
                        help="with --split separator: the exact separator (escapes: \\n \\x1e \\u2028 ...)")
     group.add_argument("--text-field", default="text", metavar="FIELD",
                        help="JSON Lines: the field holding the document (default: text)")
+    group.add_argument("--skip-non-utf8", action="store_true",
+                       help="leave files that are not UTF-8 out of a --corpus FOLDER, each named in a note "
+                            "(default: such a file is an error before anything runs)")
 
 
 def corpus_options(args: argparse.Namespace):
@@ -39,4 +43,28 @@ def corpus_options(args: argparse.Namespace):
     for path in args.corpus:
         if not Path(path).exists():
             raise UsageError(f"--corpus {path}: no such file or folder")
-    return CorpusOptions(split=args.split, separator=separator, text_field=args.text_field)
+    return CorpusOptions(split=args.split, separator=separator, text_field=args.text_field,
+                         skip=_checked_encoding(args.corpus, skip=getattr(args, "skip_non_utf8", False)))
+
+
+def _checked_encoding(paths: list[str], *, skip: bool) -> tuple[str, ...]:
+    """Every corpus file is UTF-8 before anything runs, or the run stops here, naming the
+    file and the byte; with ``--skip-non-utf8`` such files in a folder are left out, each
+    with a note on stderr. Returns the files to leave out."""
+    from harness.cases.corpus import CorpusError
+    from harness.cases.corpus_check import undecodable_files
+
+    try:
+        bad = undecodable_files(paths)
+    except CorpusError as exc:
+        raise UsageError(str(exc)) from exc
+    left_out = []
+    for problem in bad:
+        if skip and problem.in_folder:
+            left_out.append(problem.file)
+            print(f"note: --corpus: left out {problem.describe()} (--skip-non-utf8)", file=sys.stderr)
+            continue
+        fix = ("convert it to UTF-8 (e.g. iconv -f LATIN1 -t UTF-8)" if not problem.in_folder else
+               "convert it to UTF-8, remove it from the folder, or leave such files out with --skip-non-utf8")
+        raise UsageError(f"--corpus {problem.describe()}; {fix}")
+    return tuple(sorted(left_out))

@@ -14,7 +14,7 @@ import signal
 from contextlib import contextmanager
 from typing import Any, Iterator
 
-__all__ = ["Stopped", "catch_stops", "describe_stop", "stop_exit_code"]
+__all__ = ["Stopped", "catch_stops", "describe_stop", "stop_exit_code", "kept_after_stop"]
 
 
 class Stopped(KeyboardInterrupt):
@@ -48,3 +48,27 @@ def describe_stop(exc: BaseException) -> str:
 def stop_exit_code(exc: BaseException) -> int:
     signum = exc.signum if isinstance(exc, Stopped) else signal.SIGINT
     return 128 + int(signum)
+
+
+#: What an interrupted command leaves behind, for the one line printed instead of a
+#: traceback. Every output file is written atomically (harness/atomic.py: a temporary
+#: file renamed into place, removed on any exception), so a stop before the end keeps
+#: the previous file, if any, untouched. `run` writes its own partial report.
+_KEPT = {
+    "snapshot": "nothing was written; {output} is written only when the snapshot completes (an earlier file there is unchanged)",
+    "gate": "nothing was written; the golden is unchanged",
+    "env": "the environment being installed may be incomplete: remove it with `tokconf env remove NAME` and add it again",
+    "train": "nothing was written; the model file is written only when training completes",
+}
+
+
+def kept_after_stop(command: str, output: str | None = None) -> str:
+    """What an interrupted ``tokconf COMMAND`` kept, in words.
+
+    >>> kept_after_stop("snapshot", "g.tokconf")
+    'nothing was written; g.tokconf is written only when the snapshot completes (an earlier file there is unchanged)'
+    >>> kept_after_stop("list")
+    'nothing was written'
+    """
+    return _KEPT.get(command, "nothing was written").format(output=output or "the golden")
+

@@ -9,19 +9,13 @@ processes (:mod:`harness.run.parallel`).
 from __future__ import annotations
 
 import argparse
-import os
 
 from harness.cli import UsageError
-from harness.worker.setup import Isolation, WorkerSetup
+from harness.run.choice import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S
+from harness.worker.setup import Isolation
 
 __all__ = ["DEFAULT_MEMORY_MB", "DEFAULT_TIMEOUT_S", "add_isolation_arguments", "isolation_from_args"]
 
-#: seconds one isolated call may take: the slowest healthy call of a default run (a
-#: pure-Python adapter's vocabulary check, one encode of a long case) is far below it
-DEFAULT_TIMEOUT_S = 60.0
-#: a worker's address space: a worker holding o200k_base in Python dicts uses well under
-#: 1 GB; threads of native libraries reserve address space they never touch
-DEFAULT_MEMORY_MB = 4096
 
 
 def add_isolation_arguments(parser: argparse.ArgumentParser, *, jobs: bool = True) -> None:
@@ -44,19 +38,12 @@ def add_isolation_arguments(parser: argparse.ArgumentParser, *, jobs: bool = Tru
 
 def isolation_from_args(args: argparse.Namespace, registry: object) -> Isolation:
     """The run's :class:`Isolation` from the flags, with the setup that rebuilds ``registry``."""
-    if args.timeout <= 0:
-        raise UsageError(f"--timeout must be above 0 seconds, got {args.timeout:g}")
-    if args.memory_limit < 0:
-        raise UsageError(f"--memory-limit must be 0 (none) or a number of MB, got {args.memory_limit}")
+    from harness.cli.selection_args import selection_from_args
+    from harness.run.choice import ChoiceError, isolation_for
+
     if getattr(args, "jobs", 1) < 1:
         raise UsageError(f"--jobs must be at least 1, got {args.jobs}")
-    roots: list[tuple[str | None, str]] = []
-    for root in getattr(args, "source_root", None) or []:
-        spec, sep, folder = root.rpartition("=")
-        roots.append((spec if sep else None, os.path.abspath(folder)))
-    vocab_dir = getattr(args, "vocab_dir", None)
-    setup = WorkerSetup.from_registry(registry, vocab_dir=os.path.abspath(vocab_dir) if vocab_dir else None,
-                                      source_roots=tuple(roots))
-    mode = "all" if args.isolate else "none" if args.no_isolate else "auto"
-    return Isolation(mode=mode, timeout_s=float(args.timeout), memory_limit_mb=args.memory_limit or None,
-                     setup=setup)
+    try:
+        return isolation_for(selection_from_args(args, []), registry)  # type: ignore[arg-type]
+    except ChoiceError as exc:
+        raise UsageError(str(exc)) from exc

@@ -1,5 +1,8 @@
 """``tokconf run``: cases and generated checks over the adapters; parity.json and a summary.
 
+A front door: the flags become a :class:`~harness.engine.plan.Plan` (:func:`plan_from_args`)
+and :func:`harness.engine.execute.execute` runs it; this module only prints.
+
 Exit 0 when there are only agreements and reproduced documented divergences, 1 when
 there is an unexpected or stale divergence, 2 for usage or input errors (a bad case
 file, an unknown adapter, a plugin that does not load). A run stopped by Ctrl-C or
@@ -10,18 +13,15 @@ SIGTERM still writes its report, marked incomplete, and exits 130 or 143
 from __future__ import annotations
 
 import argparse
-import datetime as _dt
-import shutil
 import sys
 import time
-from pathlib import Path
 from typing import Any, TextIO
 
-from harness.cli import EXIT_DIVERGENCE, EXIT_OK, UsageError, apply_common
-from harness.cli.interrupts import catch_stops, describe_stop, stop_exit_code
-from harness.cli.corpus_phase import CorpusPhase, add_executor_options, check_executor_options
+from harness.cli import UsageError
+from harness.cli.interrupts import catch_stops
+from harness.cli.corpus_phase import add_executor_options, check_executor_options
 from harness.cli.inputs import add_corpus_options, corpus_options
-from harness.cli.isolation import add_isolation_arguments, isolation_from_args
+from harness.cli.isolation import add_isolation_arguments
 
 
 def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
@@ -105,175 +105,73 @@ class Progress:
         self.stream.flush()
 
 
-def run(args: argparse.Namespace) -> int:
-    from harness.cases.loader import CaseFileError, case_files, default_cases_dir, is_long, load_cases
-    from harness.report.parity_json import build, run_id, write_atomic
-    from harness.run.runner import GenerationOptions, Runner
+def plan_from_args(args: argparse.Namespace) -> Any:
+    """The :class:`~harness.engine.plan.Plan` the flags of ``tokconf run`` describe (exit 2 if bad)."""
+    from harness.cli.selection_args import selection_from_args
+    from harness.engine.plan import Executor, Limits, Outputs, Plan, PlanError
+    from harness.engine.phases import DEFAULT_PHASES
+    from harness.run.coverage import parse_minimums
     from harness.run.settle import DEFAULT_SHRINK_SECONDS
-    from harness.run.selection import SelectionError
-    from harness.cli.selection_args import SelectionArgs, select_adapters
-    from harness.generate.strategies import resolve_profile
 
-    from harness.run.profile import HarnessProfile
-
-    clock = HarnessProfile()
-    started = _dt.datetime.now(_dt.timezone.utc)
-    registry = apply_common(args)
-    if args.max_examples is not None and args.max_examples < 1:
-        raise UsageError(f"--max-examples must be at least 1, got {args.max_examples}")
-    if args.shrink_seconds is not None and args.shrink_seconds < 0:
-        raise UsageError(f"--shrink-seconds must be 0 (no bound) or more, got {args.shrink_seconds:g}")
-    isolation = isolation_from_args(args, registry)
+    if args.timeout <= 0:  # before anything is built
+        raise UsageError(f"--timeout must be above 0 seconds, got {args.timeout:g}")
+    if args.memory_limit < 0:
+        raise UsageError(f"--memory-limit must be 0 (none) or a number of MB, got {args.memory_limit}")
     corpus = corpus_options(args)
     check_executor_options(args)
-    from harness.run.coverage import below_minimum, parse_minimums
-
+    shrink = DEFAULT_SHRINK_SECONDS if args.shrink_seconds is None else (args.shrink_seconds or None)
+    if args.shrink_seconds is not None and args.shrink_seconds < 0:
+        shrink = args.shrink_seconds  # the plan refuses it, with the flag's own words
+    # --no-generated runs only the cases: the every-token phase goes with the generated inputs
+    dropped = {"generated", "every-token"} if args.no_generated else {"every-token"} if args.no_every_token else set()
+    phases = tuple(p for p in DEFAULT_PHASES if p not in dropped)
     try:
-        minimums = parse_minimums(args.min_coverage)
-        profile = resolve_profile(args.profile)
-        long = args.long or profile == "nightly"
-        paths = [] if args.no_cases else (args.cases or [default_cases_dir()])
-        cases = [c for c in load_cases(paths) if long or not is_long(c)] if paths else []
-        files = [str(p) for p in case_files(paths)] if paths else []
-        selection = SelectionArgs.from_args(args, cases)
-        selected = select_adapters(selection, registry, isolation)
-    except (CaseFileError, FileNotFoundError, SelectionError, ValueError) as exc:
+        minimums = tuple(parse_minimums(args.min_coverage).items())
+        return Plan(
+            adapters=selection_from_args(args, []),
+            cases=() if args.no_cases else (tuple(args.cases) if args.cases else None),
+            phases=phases, profile=args.profile, seed=args.seed, max_examples=args.max_examples, long=args.long,
+            default_long=args.default_long,
+            corpus=tuple(args.corpus), corpus_options=corpus,
+            limits=Limits(shrink_seconds=shrink),
+            executor=Executor(kind=args.executor, jobs=args.jobs, scheduler=args.scheduler,
+                              shard_size=args.shard_size, resume=args.resume),
+            outputs=Outputs(out=args.out, save_new_cases=args.save_new_cases, min_coverage=minimums,
+                            profile_harness=args.profile_harness,
+                            argv=("tokconf", *(getattr(args, "argv", None) or sys.argv[1:]))),
+        )
+    except (PlanError, ValueError) as exc:
         raise UsageError(str(exc)) from exc
 
-    clock.mark("select")
+
+def run(args: argparse.Namespace) -> int:
+    """Build the plan from the flags, run it (:func:`harness.engine.execute`), print the summary."""
+    from harness.engine.execute import execute
+    from harness.engine.plan import PlanError
+
+    plan = plan_from_args(args)
     progress = Progress(sys.stderr, enabled=not args.quiet)
-    shrink_seconds = DEFAULT_SHRINK_SECONDS if args.shrink_seconds is None else (args.shrink_seconds or None)
-    runner = Runner(selected, progress=progress, jobs=args.jobs, shrink_seconds=shrink_seconds)
-    runner.profile = profile
-    if args.profile_harness:
-        clock.instrument(selected.calls.values())
-    stopped: BaseException | None = None
-    # a Dask run writes its progress into its folder as it goes: the folder comes first
-    folder = None if args.executor == "local" else Path(args.resume) if args.resume else _run_folder(
-        Path(args.out), run_id(started))
-    phase = CorpusPhase(args, runner, selection, corpus, folder=folder)
     try:
         with catch_stops():
-            try:
-                runner.run_vocab()
-                clock.mark("vocab")
-                # ci and nightly: every ID (vocab coverage 100 %); dev stays a quick look
-                if not (args.no_generated or args.no_every_token) and profile != "dev":
-                    from harness.run.every_token import run_phase
-
-                    run_phase(runner)  # every ID of each reference (harness/run/every_token.py)
-                    clock.mark("every-token")
-                runner.run_cases(cases)
-                clock.mark("cases")
-                if args.profile_harness:
-                    clock.instrument(selected.calls.values())  # references a case added on the way
-                runner.phase = "corpus"
-                phase.run()
-                if not args.no_generated:
-                    runner.run_generated(GenerationOptions(profile=profile, seed=args.seed,
-                                                           max_examples=args.max_examples))
-                clock.mark("generated")
-                if long and not args.no_generated:
-                    runner.run_long()
-                    clock.mark("long")
-                elif args.default_long and not args.no_generated:
-                    # opt-in: a whole default run with it grew to 18 GB here and was
-                    # OOM-killed (cause not found yet; see docs/every-token.md)
-                    from harness.generate.long_inputs import DEFAULT_LONG
-
-                    runner.run_long(DEFAULT_LONG)  # 10^5 characters per class, every default run
-                    clock.mark("long")
-                result = runner.finish()
-                clock.mark("finish")
-            except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM as Stopped
-                stopped = exc
-                progress.enabled = False
-                print(f"\ntokconf run: {describe_stop(exc)} during {runner.phase}; writing what finished",
-                      file=sys.stderr)
-                result = runner.finish(incomplete={"reason": describe_stop(exc), "phase": runner.phase})
-    finally:
-        phase.close()
-        selected.close()
-    finished = _dt.datetime.now(_dt.timezone.utc)
-    if stopped is None and not any(cell.inputs for row in result.matrix.values() for cell in row.values()):
-        raise UsageError("no check ran on any input (every adapter unavailable, or no case applies and "
-                         "generation is off): nothing was tested. Run `tokconf list` to see why adapters "
-                         "are unavailable, or drop --no-generated")
-
-    argv = ["tokconf", *(getattr(args, "argv", None) or sys.argv[1:])]
-    data = build(result, started=started, finished=finished, argv=argv, case_files=files)
-    if phase.info() is not None:
-        data["run"]["executor"] = phase.info()
-    folder = folder or _run_folder(Path(args.out), run_id(started))
-    from harness.report.outcome_log import LOG_FILE, write_outcome_log
-
-    # every input's outcomes, beside the report: what `tokconf diff` compares input by input
-    data["outcomes"] = {"file": LOG_FILE, "inputs": write_outcome_log(folder / LOG_FILE, result.inputs)}
-    write_atomic(folder / "parity.json", data)
-    _write_html(folder, data)
-    latest = _update_latest(Path(args.out), folder)
-    if args.save_new_cases:
-        from harness.cases.writer import write_new_cases
-
-        written = write_new_cases(args.save_new_cases, result.by_status("unexpected"), run=run_id(started))
+            outcome = execute(plan, progress=progress, quiet=args.quiet)
+    except PlanError as exc:
+        raise UsageError(str(exc)) from exc
+    if plan.outputs.save_new_cases:
+        written = outcome.new_cases
         print(f"new cases: {written}" if written else "new cases: none (no unexpected divergence)")
     from harness.cli.summary import print_summary  # here, not at import: `tokconf list` stays quick
 
-    print_summary(result, sys.stdout)
-    short = below_minimum(result.coverage, minimums)
-    for problem in short:
+    print_summary(outcome.result, sys.stdout, verbose=args.verbose)
+    for problem in outcome.short:
         print(f"coverage too low: {problem}; add inputs that reach it (cases, --profile nightly) or lower the figure")
-    print(f"\nreport: {folder / 'parity.json'}" + (f" (latest: {latest})" if latest else ""))
-    if args.profile_harness:
-        clock.mark("report")
-        clock.add_builds(registry.build_seconds, registry.build_cpu_seconds)
-        write_atomic(folder / "harness-profile.json", clock.summary())
-        clock.report(sys.stderr)
-    if stopped is not None:
-        return stop_exit_code(stopped)
-    for lost in phase.lost:
+    if plan.outputs.profile_harness:
+        outcome.profile.report(sys.stderr)
+    for lost in outcome.lost:
         print(f"shard lost: {lost}", file=sys.stderr)
-    return EXIT_DIVERGENCE if result.failed or short or phase.lost else EXIT_OK
+    from harness.cli.closing import print_closing
 
-
-def _run_folder(out: Path, name: str) -> Path:
-    folder, n = out / name, 1
-    while folder.exists():
-        folder = out / f"{name}-{n}"
-        n += 1
-    folder.mkdir(parents=True)
-    return folder
-
-
-def _write_html(folder: Path, data: dict[str, Any]) -> None:
-    try:
-        from harness.report.page import render_report
-    except ImportError:
-        return  # the report module is optional: parity.json is the product of a run
-    try:
-        page = render_report(data)
-    except Exception as exc:  # noqa: BLE001 - the JSON is written; say why the page is not
-        print(f"tokconf run: warning: parity.html not written: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return
-    tmp = folder / "parity.html.tmp"
-    tmp.write_text(page, encoding="utf-8")
-    tmp.replace(folder / "parity.html")
-
-
-def _update_latest(out: Path, folder: Path) -> Path | None:
-    """Copy the run into ``out/latest`` (replacing it); a copy works everywhere, a link does not."""
-    latest = out / "latest"
-    staging = out / ".latest.tmp"
-    try:
-        if staging.exists():
-            shutil.rmtree(staging)
-        shutil.copytree(folder, staging)
-        if latest.is_symlink() or latest.is_file():
-            latest.unlink()
-        elif latest.exists():
-            shutil.rmtree(latest)
-        staging.replace(latest)
-    except OSError as exc:
-        print(f"tokconf run: warning: {latest} not updated: {exc}", file=sys.stderr)
-        return None
-    return latest
+    # the exit code, the page's verdict and this line come from one function (issue 21)
+    verdict = print_closing(outcome.data, outcome.folder, sys.stdout, latest=outcome.latest,
+                            latest_kept="an interrupted run; the last whole run stays there"
+                            if outcome.stopped is not None else None)
+    return verdict.exit_code

@@ -81,14 +81,18 @@ def read_text(path_name: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from implementations.bytebpe.model import TrainingError, train
-    from implementations.bytebpe.adapters import model_encoding
-    from implementations.bytebpe.base import BASE_VOCAB_SIZE, SpecialTokenError
+    from harness.registry import RegistryError, default_registry
 
-    if args.vocab_size < BASE_VOCAB_SIZE:
+    try:
+        # training is the bytebpe family's: reached through its hooks, never imported here
+        registry = default_registry()
+        base, train = registry.hook("train-base-vocab-size")(), registry.hook("train")
+    except RegistryError as exc:
+        raise UsageError(str(exc)) from exc
+    if args.vocab_size < base:
         raise UsageError(
-            f"--vocab-size {args.vocab_size} is below the {BASE_VOCAB_SIZE} single-byte tokens; "
-            f"use --vocab-size {BASE_VOCAB_SIZE} or more"
+            f"--vocab-size {args.vocab_size} is below the {base} single-byte tokens; "
+            f"use --vocab-size {base} or more"
         )
     specials: dict[str, int] = {}
     for value in args.special:
@@ -101,32 +105,15 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"-o {args.output} is a directory; name the model file, e.g. -o {output / 'model.json'}")
     texts = [read_text(name) for name in args.files]
     try:
-        model = train(texts, vocab_size=args.vocab_size, pattern_name=args.pattern, special_tokens=specials)
-    except SpecialTokenError as exc:
-        raise UsageError(f"--special: {exc}") from exc
-    except TrainingError as exc:
+        summary = train(texts, vocab_size=args.vocab_size, pattern=args.pattern, specials=specials, output=output)
+    except ValueError as exc:
         raise UsageError(str(exc)) from exc
-    try:
-        model.save(output)
-    except OSError as exc:
-        raise UsageError(f"-o {args.output}: cannot write the model ({exc.strerror}); pick a writable path") from exc
-    merges = len(model.merges)
-    summary = {
-        "merges": merges,
-        "vocab_size": model.ordinary_size,
-        "budget": args.vocab_size,
-        "stopped_early": model.ordinary_size < args.vocab_size,
-        "special_tokens": dict(model.special_tokens),
-        "pattern": args.pattern,
-        "output": str(output),
-        "adapter": f"bytebpe:{output}",
-        "encoding": model_encoding(output),
-    }
+    merges, specials = summary["merges"], summary["special_tokens"]
     if args.json:
         print(json.dumps(summary, ensure_ascii=True))
         return EXIT_OK
     print(f"merges: {merges}")
-    print(f"vocab_size: {model.ordinary_size} (256 bytes + {merges} merges"
+    print(f"vocab_size: {summary['vocab_size']} (256 bytes + {merges} merges"
           + (f"; plus {len(specials)} special token{'s' if len(specials) != 1 else ''})" if specials else ")"))
     if summary["stopped_early"]:
         print(f"stopped early: no pair occurs twice any more (budget was {args.vocab_size})")

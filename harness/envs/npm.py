@@ -24,7 +24,7 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from harness.envs.store import MANIFEST, EnvError, Environment, check_name, envs_root, found_adapters, save
 
@@ -68,9 +68,17 @@ def default_npm_name(requirements: list[str]) -> str:
 
 
 def _known() -> dict[str, str]:
-    from implementations.javascript import PACKAGES
+    # the JavaScript family's, asked through the registry: the engine never imports a family
+    return _hook("npm-packages")()
 
-    return PACKAGES
+
+def _hook(name: str) -> Any:
+    from harness.registry import RegistryError, default_registry
+
+    try:
+        return default_registry().hook(name)
+    except RegistryError as exc:
+        raise EnvError(f"Node environments need the JavaScript adapter family: {exc}") from exc
 
 
 def _tool(name: str) -> str:
@@ -121,10 +129,9 @@ def _write_project(folder: Path, name: str) -> None:
 def probe(folder: Path) -> dict:
     """Ask the Node worker which adapters the project's packages offer."""
     from harness.worker.node import worker_script
-    from implementations.javascript import module_paths
 
     command = [_tool("node"), str(worker_script()), "--probe", "--project", str(folder)]
-    for kind, path in module_paths():
+    for kind, path in _hook("node-modules")():
         command += ["--module", f"{kind}={path}"]
     done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if done.returncode != 0:

@@ -12,10 +12,10 @@ adapter library until an availability check does.
 
 from __future__ import annotations
 
-import argparse
 import importlib.metadata
 import json
 import re
+from types import SimpleNamespace
 import sys
 
 
@@ -29,10 +29,10 @@ def normalise(name: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m harness.envs.probe")
-    parser.add_argument("--library", action="append", default=[])
-    parser.add_argument("--entry-point", action="append", default=[], metavar="NAME=MODULE:ATTR")
-    args = parser.parse_args(argv)
+    from harness.worker.argv import read_flags
+
+    args = SimpleNamespace(**read_flags(argv, prog="python -m harness.envs.probe",
+                                        repeated=["--library", "--entry-point"]))
     from harness.registry import Registry, library_version
 
     registry = Registry()

@@ -20,7 +20,7 @@ from harness.checks.base import ORDINARY
 if TYPE_CHECKING:
     from harness.generate.pools import Pool
 
-__all__ = ["budget_for", "calibrate", "pool_budget", "share_budget"]
+__all__ = ["budget_for", "calibrate", "declared_share", "pool_budget", "share_budget"]
 
 def budget_for(seconds_per_input: float, *, max_examples: int, time_budget_s: float) -> int:
     """How many generated inputs an adapter gets: the largest halving of ``max_examples``
@@ -82,3 +82,11 @@ def pool_budget(adapter: Calls, pool: "Pool", *, max_examples: int, time_budget_
     longs = pool.texts[pool.short_count :]
     wanted = max_examples + pool.fixed - len(longs)
     return min(len(short), share_budget(halvings, max_examples=wanted))
+
+
+def declared_share(adapter: Calls, pool: "Pool", taken: int) -> dict[str, int]:
+    """What parity.json says of an adapter's share of ``pool``: its declared halvings, the
+    pool's size, the inputs it takes and what it skips (short inputs, long pieces)."""
+    short = pool.short_count
+    return {"halvings": adapter.info.capabilities.generated_halvings, "pool": len(pool.texts), "inputs": taken,
+            "skipped_short": max(0, short - taken), "skipped_long_pieces": len(pool.texts) - max(taken, short)}

@@ -31,7 +31,7 @@ from typing import Iterable, Sequence
 from harness.generate.long_pieces import long_pieces
 from harness.generate.pattern_cache import cached_pattern_inputs
 from harness.generate.pool_cache import pooled
-from harness.generate.strategies import alphabet_text, hostile_atoms, hostile_text
+from harness.generate.strategies import alphabet_text, hostile_atoms, hostile_text, word_text
 
 __all__ = ["FIXED_SETS", "Pool", "closed_pool", "open_pool"]
 
@@ -85,9 +85,18 @@ def open_pool(*, literals: Sequence[str], patterns: Iterable[str], profile: str,
     return Pool([*short, *longs], fixed=len(fixed) + len(longs), short=len(short))
 
 
-def closed_pool(*, alphabet: Iterable[str], max_examples: int, seed: int, cache: bool = False) -> Pool:
-    """Atoms written in a closed vocabulary's alphabet, then text drawn from it."""
+def closed_pool(*, alphabet: Iterable[str], max_examples: int, seed: int, cache: bool = False,
+                words: Iterable[str] | None = None) -> Pool:
+    """Atoms written in a closed vocabulary's alphabet, then text drawn from it; for a
+    word vocabulary (``words``), text written in its words, half of the pool."""
     alphabet = frozenset(alphabet)
     key = ["alphabet_text", *sorted(alphabet)] if cache else None
     pool = pooled(alphabet_text(alphabet), count=max_examples, seed_value=seed, key=key)
+    if words is not None:
+        words = sorted(set(words))
+        separators = sorted(ch for ch in alphabet if ch.isspace())
+        key = ["word_text", *words, "|", *separators] if cache else None
+        written = pooled(word_text(words, separators), count=max_examples, seed_value=seed, key=key)
+        # interleaved, so a budget that takes only part of the pool still gets both kinds
+        pool = [t for pair in zip(written, pool) for t in pair] + written[len(pool):] + pool[len(written):]
     return Pool(list(dict.fromkeys([*hostile_atoms(alphabet=alphabet), *pool]))[:max_examples])

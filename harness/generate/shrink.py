@@ -27,6 +27,11 @@ for long repeated runs and followed by two cheap passes:
    makes different random inputs with one cause shrink to the same canonical input,
    e.g. any trailing whitespace to a single space. A run is tried as a whole first
    (all its code points replaced), then only at its two ends.
+4. **canonical**: replace each code point by the lowest one of its class (general
+   category, script, UTF-8 length, whitespace; :mod:`harness.generate.canonical`) if the
+   failure stays, runs as a whole first, as in pass 3. Two lone surrogates, or two Han
+   characters, that fail for one reason then shrink to the same input, so one cause is
+   one divergence (issue 21).
 
 The predicate decides what "still fails" means; the runner passes one that demands the
 *same kind* of divergence for the same adapter and check, so shrinking never wanders off
@@ -58,7 +63,10 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-__all__ = ["RUN_MIN_CHARS", "SIMPLE_CHARS", "Shrunk", "runs", "shrink", "shrink_text", "simplicity"]
+from harness.cases.model import LONG_TEXT_CHARS, GeneratedText
+from harness.generate.canonical import lowest_of_class
+
+__all__ = ["RUN_MIN_CHARS", "SIMPLE_CHARS", "Shrunk", "as_generated", "runs", "shrink", "shrink_text", "simplicity"]
 
 #: Replacement candidates of the simplify pass, simplest first.
 SIMPLE_CHARS: tuple[str, ...] = ("a", "0", " ", "\n")
@@ -167,6 +175,7 @@ def shrink_text(text: str, fails: Callable[[str], bool], *, max_calls: int = 200
     current = _ddmin(current, budget)
     current = _one_by_one(current, budget)
     current = _simplify(current, budget)
+    current = _canonical(current, budget)
     return Shrunk("".join(current), budget.calls, budget.timed_out)
 
 
@@ -223,6 +232,29 @@ def _one_by_one(chars: list[str], budget: _Budget) -> list[str]:
     return chars
 
 
+def _canonical(chars: list[str], budget: _Budget) -> list[str]:
+    def lower(ch: str) -> str | None:
+        low = lowest_of_class(ch)
+        return low if simplicity(low) < simplicity(ch) else None
+
+    for start, unit, count in runs("".join(chars)):
+        low = lower(unit) if len(unit) == 1 else None
+        if low is not None and not budget.exhausted:
+            candidate = chars[:start] + [low] * count + chars[start + count:]
+            if budget.fails("".join(candidate)):
+                chars = candidate
+    interior = set()
+    for start, unit, count in runs("".join(chars)):
+        interior.update(range(start + 1, start + len(unit) * count - 1))
+    for i in range(len(chars)):
+        low = None if i in interior else lower(chars[i])
+        if low is not None and not budget.exhausted:
+            candidate = chars[:i] + [low] + chars[i + 1:]
+            if budget.fails("".join(candidate)):
+                chars = candidate
+    return chars
+
+
 def _simplify(chars: list[str], budget: _Budget) -> list[str]:
     text = "".join(chars)
     for start, unit, count in runs(text):
@@ -250,3 +282,27 @@ def _simplify(chars: list[str], budget: _Budget) -> list[str]:
                 chars = candidate
                 break
     return chars
+
+
+#: head and tail around a run longer than this are too long to be a generator's ends
+_MAX_ENDS = 64
+
+
+def as_generated(text: str) -> GeneratedText | None:
+    """``text`` as ``before + repeat * times + then`` when one run makes up almost all of it.
+
+    >>> as_generated("x" + " " * 20000 + "yz")
+    GeneratedText(repeat=' ', times=20000, before='x', then='yz')
+    >>> as_generated("short") is None, as_generated("ab" * 6000) .times
+    (True, 6000)
+    """
+    if len(text) < LONG_TEXT_CHARS:
+        return None
+    found = max(runs(text), key=lambda r: len(r[1]) * r[2], default=None)
+    if found is None:
+        return None
+    start, unit, count = found
+    end = start + len(unit) * count
+    if start > _MAX_ENDS or len(text) - end > _MAX_ENDS:
+        return None
+    return GeneratedText(repeat=unit, times=count, before=text[:start], then=text[end:])

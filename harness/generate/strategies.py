@@ -36,6 +36,7 @@ __all__ = [
     "PROFILES",
     "PROFILE_ENV",
     "alphabet_text",
+    "word_text",
     "combining_marks",
     "contractions",
     "control_chars",
@@ -287,6 +288,18 @@ def alphabet_text(alphabet: Iterable[str], *, max_size: int = 40) -> st.SearchSt
     if not chars:
         return st.just("")
     return st.text(alphabet=st.sampled_from(chars), max_size=max_size)
+
+
+def word_text(words: Sequence[str], separators: Iterable[str], *, max_words: int = 12) -> st.SearchStrategy[str]:
+    """Text written in a closed word vocabulary: its pieces joined by its separators
+    (one or two of them, or none), so most inputs lie in its domain and exercise it."""
+    pieces = sorted(set(words))
+    seps = sorted(set(separators)) or [" "]
+    if not pieces:
+        return st.just("")
+    joint = st.one_of(st.just(""), st.sampled_from(seps), st.lists(st.sampled_from(seps), min_size=2, max_size=2).map("".join))
+    pair = st.tuples(joint, st.sampled_from(pieces)).map("".join)
+    return st.tuples(st.sampled_from(pieces), st.lists(pair, max_size=max_words - 1)).map(lambda t: t[0] + "".join(t[1]))
 
 
 MAX_LITERAL_ATOMS = 16

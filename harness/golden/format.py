@@ -272,7 +272,7 @@ def read_golden(path: str | os.PathLike[str]) -> tuple[GoldenHeader, Iterator[Go
         handle = gzip.open(path, "rb")
         first = handle.readline()
     except (OSError, EOFError) as exc:
-        raise GoldenError(f"cannot read golden {path}: {exc}; make one with `tokconf snapshot -o {path}`") from exc
+        raise GoldenError(f"cannot read golden {path}: {exc}; {_make_one_hint(path)}") from exc
     try:
         header = json.loads(first)
     except ValueError as exc:
@@ -289,6 +289,14 @@ def read_golden(path: str | os.PathLike[str]) -> tuple[GoldenHeader, Iterator[Go
                           inputs=header.get("inputs", {}), created=header.get("created", ""),
                           tool_version=header.get("tool", {}).get("version", ""))
     return parsed, _inputs(handle, str(path))
+
+
+def _make_one_hint(path: str | os.PathLike[str]) -> str:
+    """How to get a golden, never by overwriting a file that is not one (``gate /bin/ls``)."""
+    if os.path.exists(path):
+        return ("it is not a tokconf golden (those are gzip files written by `tokconf snapshot`); give the "
+                "golden's path, or make one under a new name: `tokconf snapshot -o golden.tokconf`")
+    return f"make one with `tokconf snapshot -o {path}`"
 
 
 def _inputs(handle: Any, path: str) -> Iterator[GoldenInput]:

@@ -40,7 +40,7 @@ class InputOptions:
         return {"cases": None if self.no_cases else (list(self.cases) if self.cases else "shipped"),
                 "generated": {"count": self.max_examples, "seed": self.seed} if self.generated else None,
                 "long": list(self.long_sizes), "corpus": list(self.corpus),
-                "corpus_options": vars(self.corpus_options)}
+                "corpus_options": self.corpus_options.to_json()}
 
 
 def build_adapters(registry: Registry, names: Sequence[str], *, isolation: Any = None) -> Selected:

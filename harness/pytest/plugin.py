@@ -20,29 +20,34 @@ adds nothing unless asked. It is asked in one of two ways:
    does not pay for them. Options given to ``tokconf_suite`` are defaults the command
    line extends (plugins, references) or replaces (the rest).
 
-Items (ids are readable; select them with ``-k``):
+Items are the units of the plan ``tokconf run`` would run with the same options
+(:mod:`harness.pytest.suite`), in its order; ids are readable and never hold an install
+path (select them with ``-k``):
 
-- ``cases/<file>.yaml::<case id>``: one per case, over every adapter it applies to.
-  Documented divergences pass when they reproduce and fail as *stale* when they do not
-  (strict xfail); any other divergence fails.
-- ``generated[<adapter> vs <reference>]``: a hypothesis test per adapter and its
-  reference (under the ``--tokconf-profile``, default ``$HYPOTHESIS_PROFILE`` or ``ci``);
-  hypothesis shrinks, then tokconf's shrinker makes the input minimal.
-- ``vocab[<adapter>]``: the vocabulary-consistency check.
-- ``unavailable[<adapter>]``: an adapter asked for that cannot run; it fails with the reason.
+- ``tokconf::vocab[<adapter>]``: the vocabulary-consistency check of one adapter.
+- ``tokconf::<case file, relative to its cases folder>::<case id>``: one per case, over
+  every adapter it applies to. Documented divergences pass when they reproduce and fail
+  as *stale* when they do not (strict xfail); any other divergence fails.
+- ``tokconf::generated[<encoding>]::NNN``: one slice of the generated pools, the same
+  hostile inputs ``tokconf run`` generates (``--tokconf-profile``, default
+  ``$HYPOTHESIS_PROFILE`` or ``ci``); then ``tokconf::steered``, the coverage-steered ones.
+- ``tokconf::unavailable[<adapter>]``: an adapter asked for that cannot run; it fails with the reason.
 
 A failure shows the minimal input escaped, both outcomes, the token pieces and the
 command that reproduces it. Unavailable adapters are listed in the terminal summary, each
 with its whole reason (wrapped to the terminal, never cut). The items count in pytest's
 "collected N items" header, also when the suite is added by the options alone.
-``--tokconf-report DIR`` also writes the parity report ``tokconf run`` would write.
+``--tokconf-report DIR`` also writes the parity report ``tokconf run`` would write, from
+the items' own results (no second run; every tokconf item must have run).
 
 Isolation and parallelism mirror ``tokconf run``: foreign adapters run in worker
 processes (``--tokconf-isolate``, ``--tokconf-no-isolate``, ``--tokconf-timeout``,
 ``--tokconf-memory-limit``); ``--tokconf-jobs N`` runs the pre-pass (vocabulary checks,
 documented cases) and every case item ahead over N processes, each item then judged as
-it runs (the generated items are hypothesis tests and stay one at a time: hypothesis
-drives them input by input). ``--tokconf-long`` adds the cases tagged long.
+it runs. ``--tokconf-long`` adds the cases tagged long and the long tier (one item per
+encoding and kind, as ``tokconf run --long``), ``--tokconf-default-long`` the default
+run's long inputs, ``--tokconf-no-every-token`` leaves out the every-token items (one per
+adapter, not under the dev profile).
 
 ``--tokconf-golden FILE`` adds one item that gates on a golden (``tokconf snapshot``),
 ``--tokconf-update-golden`` rewrites it instead (:mod:`harness.pytest.golden`).
@@ -50,8 +55,6 @@ drives them input by input). ``--tokconf-long`` adds the cases tagged long.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,7 +66,8 @@ __all__ = ["SuiteRequest", "tokconf_suite"]
 
 _OPTIONS = ("tokconf_impl", "tokconf_encoding", "tokconf_cases", "tokconf_plugin", "tokconf_reference",
             "tokconf_report", "tokconf_profile", "tokconf_no_generated", "tokconf_jobs", "tokconf_isolate",
-            "tokconf_no_isolate", "tokconf_timeout", "tokconf_memory_limit", "tokconf_long")
+            "tokconf_no_isolate", "tokconf_timeout", "tokconf_memory_limit", "tokconf_long",
+            "tokconf_shrink_seconds", "tokconf_no_every_token", "tokconf_default_long")
 _SUITES = pytest.StashKey[dict]()
 _USED = pytest.StashKey[list]()
 
@@ -114,14 +118,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--tokconf-reference", action="append", default=[], metavar="ENC=NAME",
                     help="the reference adapter of an encoding (repeatable)")
     group.addoption("--tokconf-profile", choices=["dev", "ci", "nightly"], default=None,
-                    help="hypothesis profile of the generated checks (default: $HYPOTHESIS_PROFILE or ci)")
+                    help="profile of the generated inputs, as tokconf run --profile (default: $HYPOTHESIS_PROFILE or ci)")
     group.addoption("--tokconf-no-generated", action="store_true", default=False,
                     help="only the YAML cases, no generated checks")
     group.addoption("--tokconf-report", metavar="DIR", default=None,
                     help="also write the parity report (parity.json, parity.html) into DIR")
     group.addoption("--tokconf-jobs", type=int, default=None, metavar="N",
-                    help="run the vocabulary checks and the cases over N processes (the generated "
-                         "hypothesis tests stay one at a time)")
+                    help="run the vocabulary checks and the cases ahead over N processes (the generated "
+                         "slices run as their items come)")
     group.addoption("--tokconf-isolate", action="store_true", default=False,
                     help="every adapter in a worker process (default: only foreign ones)")
     group.addoption("--tokconf-no-isolate", action="store_true", default=False,
@@ -130,8 +134,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="an isolated call taking longer is a timeout outcome (default 60)")
     group.addoption("--tokconf-memory-limit", type=int, default=None, metavar="MB",
                     help="address-space limit of each worker (default 4096; 0 = none)")
+    group.addoption("--tokconf-shrink-seconds", type=float, default=None, metavar="SECONDS",
+                    help="time bound of shrinking one finding, as tokconf run --shrink-seconds (default 60; 0 = none)")
     group.addoption("--tokconf-long", action="store_true", default=False,
-                    help="also the cases tagged long (on under the nightly profile)")
+                    help="also the cases tagged long and the long tier, as tokconf run --long (on under the "
+                         "nightly profile)")
+    group.addoption("--tokconf-no-every-token", action="store_true", default=False,
+                    help="no every-token items, as tokconf run --no-every-token")
+    group.addoption("--tokconf-default-long", action="store_true", default=False,
+                    help="the default run's long inputs (10^5 characters per class), as tokconf run --default-long")
     group.addoption("--tokconf-golden", metavar="FILE", default=None,
                     help="gate on a golden (tokconf snapshot): one item that fails on any changed outcome")
     group.addoption("--tokconf-update-golden", action="store_true", default=False,
@@ -161,11 +172,14 @@ def _options(config: pytest.Config, request: SuiteRequest) -> Any:
         references=request.references + tuple(get("tokconf_reference")),
         profile=get("tokconf_profile") or request.profile,
         generated=request.generated and not get("tokconf_no_generated"),
+        every_token=not get("tokconf_no_every_token"),
+        default_long=bool(get("tokconf_default_long")),
         jobs=jobs,
         isolate="all" if get("tokconf_isolate") else "none" if get("tokconf_no_isolate") else "auto",
         timeout_s=get("tokconf_timeout") or 60.0,
         memory_limit_mb=4096 if memory is None else (memory or None),
         long=bool(get("tokconf_long")),
+        shrink_seconds=60.0 if get("tokconf_shrink_seconds") is None else (get("tokconf_shrink_seconds") or None),
     )
 
 
@@ -221,43 +235,29 @@ class SuiteCollector(pytest.Collector):
         self.config.stash.setdefault(_USED, [])
         if suite not in self.config.stash[_USED]:
             self.config.stash[_USED].append(suite)
-        by_file: dict[str, list[Any]] = {}
-        for case in suite.cases:
-            by_file.setdefault(case.file, []).append(case)
         for name, reason in suite.missing().items():
             yield UnavailableItem.from_parent(self, name=f"unavailable[{name}]", suite=suite, reason=reason)
-        for file, cases in by_file.items():
-            yield CaseFileCollector.from_parent(self, name=_shown(file), suite=suite, cases=cases)
-        for name in suite.adapters():
-            reference = suite.reference_of(name)
-            if suite.options.generated:
-                label = name if reference == name else f"{name} vs {reference}"
-                yield GeneratedItem.from_parent(self, name=f"generated[{label}]", suite=suite, adapter=name)
-            yield VocabItem.from_parent(self, name=f"vocab[{name}]", suite=suite, adapter=name)
-            if suite.options.generated and suite.profile != "dev":  # as `tokconf run` (ci, nightly)
-                yield EveryTokenItem.from_parent(self, name=f"every-token[{name}]", suite=suite, adapter=name)
-                if suite.options.long:  # --tokconf-long, as tokconf run --default-long/--long
-                    yield LongItem.from_parent(self, name=f"long[{name}]", suite=suite, adapter=name)
-
-
-def _shown(file: str) -> str:
-    """A case file as an id part: relative as given, else ``<folder>/<name>``.
-
-    >>> _shown("cases/corpus-digits.yaml"), _shown("/site-packages/harness/data/cases/x.yaml")
-    ('cases/corpus-digits.yaml', 'cases/x.yaml')
-    """
-    path = Path(file)
-    return file if not path.is_absolute() else f"{path.parent.name}/{path.name}"
+        by_file: dict[str, list[Any]] = {}
+        for unit in suite.units():
+            if unit.phase == "cases":
+                by_file.setdefault(suite.case_label(unit.case), []).append(unit)
+        for unit in suite.units():
+            if unit.phase == "cases":
+                label = suite.case_label(unit.case)
+                if label in by_file:  # a file's cases together, where its first case stands
+                    yield CaseFileCollector.from_parent(self, name=label, suite=suite, units=by_file.pop(label))
+            else:
+                yield UnitItem.from_parent(self, name=unit.name, suite=suite, unit=unit)
 
 
 class CaseFileCollector(pytest.Collector):
-    def __init__(self, *, suite: Any, cases: list[Any], **kwargs: Any) -> None:
+    def __init__(self, *, suite: Any, units: list[Any], **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.suite, self.cases = suite, cases
+        self.suite, self.units = suite, units
 
     def collect(self) -> Iterator[Any]:
-        for case in self.cases:
-            yield CaseItem.from_parent(self, name=case.id, suite=self.suite, case=case)
+        for unit in self.units:
+            yield CaseItem.from_parent(self, name=unit.case.id, suite=self.suite, unit=unit)
 
 
 class TokconfFailure(Exception):
@@ -288,18 +288,25 @@ class _TokconfItem(pytest.Item):
         return self.path, None, self.nodeid
 
 
-class CaseItem(_TokconfItem):
-    def __init__(self, *, case: Any, **kwargs: Any) -> None:
+class UnitItem(_TokconfItem):
+    """One unit of the plan: a vocabulary check, a slice of generated inputs, the steered ones."""
+
+    def __init__(self, *, unit: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.case = case
-        for tag in case.tags:
-            self.keywords[tag] = True
+        self.unit = unit
 
     def runtest(self) -> None:
-        self._fail_on(self.suite.judge_case(self.case))
+        self._fail_on(self.suite.run(self.unit))
+
+
+class CaseItem(UnitItem):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        for tag in self.unit.case.tags:
+            self.keywords[tag] = True
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
-        return Path(self.case.file), self.case.line - 1, f"case {self.case.id}"
+        return Path(self.unit.case.file), self.unit.case.line - 1, f"case {self.unit.case.id}"
 
 
 class UnavailableItem(_TokconfItem):
@@ -311,81 +318,6 @@ class UnavailableItem(_TokconfItem):
 
     def runtest(self) -> None:
         raise TokconfFailure(f"asked for, but cannot run (nothing of it was tested): {self.reason}")
-
-
-class VocabItem(_TokconfItem):
-    def __init__(self, *, adapter: str, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.adapter = adapter
-
-    def runtest(self) -> None:
-        self._fail_on(self.suite.vocab_records(self.adapter))
-
-
-class EveryTokenItem(VocabItem):
-    """Every ID of the reference through this adapter (:mod:`harness.run.every_token`)."""
-
-    def runtest(self) -> None:
-        self._fail_on(self.suite.every_token_records(self.adapter))
-
-
-class LongItem(VocabItem):
-    """The default run's 10^5-character inputs on this adapter (:mod:`harness.run.long_tier`)."""
-
-    def runtest(self) -> None:
-        self._fail_on(self.suite.long_records(self.adapter))
-
-
-class GeneratedDivergence(Exception):
-    """Raised inside the hypothesis test; one subclass per (check, kind), so hypothesis
-    shrinks each kind of divergence on its own."""
-
-    def __init__(self, finding: Any) -> None:
-        super().__init__(f"{finding.adapter} {finding.check} [{finding.kind}]: {finding.detail}")
-        self.finding = finding
-
-
-_KINDS: dict[tuple[str, str], type[GeneratedDivergence]] = {}
-
-
-def _divergence_type(check: str, kind: str) -> type[GeneratedDivergence]:
-    if (check, kind) not in _KINDS:
-        _KINDS[(check, kind)] = type(f"GeneratedDivergence[{check}:{kind}]", (GeneratedDivergence,), {})
-    return _KINDS[(check, kind)]
-
-
-class GeneratedItem(_TokconfItem):
-    def __init__(self, *, adapter: str, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.adapter = adapter
-
-    def runtest(self) -> None:
-        from hypothesis import example, given
-
-        from harness.escapes import escape_text
-        from harness.pytest.suite import describe_record
-
-        suite, name = self.suite, self.adapter
-        suite.judge  # noqa: B018 - the documented kinds, before hypothesis starts timing
-
-        def generated_check(text: str) -> None:
-            finding = suite.first_unexplained(text, name)
-            if finding is not None:
-                raise _divergence_type(finding.check, finding.kind)(finding)
-
-        # the fixed atoms run first as explicit examples, as in `tokconf run`, so the
-        # smallest counterexamples do not depend on the hypothesis release
-        for atom in reversed(suite.atoms(name)):
-            generated_check = example(atom)(generated_check)
-        generated_check = suite.settings_for(name)(given(suite.strategy(name))(generated_check))
-        try:
-            generated_check()
-        except GeneratedDivergence as exc:
-            record = suite.minimal_record(exc.finding)
-            raise TokconfFailure(
-                describe_record(record)
-                + f"\n  (hypothesis's smallest example: '{escape_text(exc.finding.text)}')"
-            ) from None
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
@@ -411,9 +343,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def _write_report(suite: Any, target: str) -> str:
-    """Run what ``tokconf run`` runs with the suite's options and write its report."""
+    """The report ``tokconf run`` writes with the suite's options, from the items' deltas."""
     options = suite.options
-    argv = ["run", "--quiet", "--out", target]
+    argv = ["tokconf", "run", "--out", target]
     for flag, values in (("--impl", options.impls), ("--encoding", options.encodings),
                          ("--plugin", options.plugins), ("--reference", options.references),
                          ("--cases", options.cases or ())):
@@ -421,20 +353,8 @@ def _write_report(suite: Any, target: str) -> str:
             argv += [flag, str(value)]
     if options.profile:
         argv += ["--profile", options.profile]
-    argv += ["--jobs", str(options.jobs), "--timeout", str(options.timeout_s),
-             "--memory-limit", str(options.memory_limit_mb or 0)]
-    argv += {"all": ["--isolate"], "none": ["--no-isolate"]}.get(options.isolate, [])
-    if options.long:
-        argv.append("--long")
     if not options.generated:
         argv.append("--no-generated")
-    from harness.cli import UsageError, build_parser
-
-    args = build_parser().parse_args(argv)
-    args.argv = argv
-    try:
-        with contextlib.redirect_stdout(io.StringIO()):
-            code = args.handler(args)
-    except UsageError as exc:
-        return f"not written: {exc}"
-    return f"{Path(target) / 'latest' / 'parity.json'} (tokconf run exit {code})"
+    if options.shrink_seconds != 60.0:
+        argv += ["--shrink-seconds", f"{options.shrink_seconds or 0:g}"]
+    return suite.report(target, argv=tuple(argv))

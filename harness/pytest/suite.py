@@ -1,47 +1,46 @@
-"""The conformance suite as the pytest plugin runs it: one engine per session.
+"""The conformance suite as the pytest plugin runs it: the plan's units, one item each.
 
-A :class:`Suite` loads the cases, builds the adapters and chooses references exactly as
-``tokconf run`` does (:mod:`harness.run.selection`), then runs every case that documents a
-divergence once, so the documented divergences and their input domains are known before
-any item is judged (a finding is explained only if its shrunk input is a documented
-divergence's own input or lies in its domain: :mod:`harness.run.judging`). Items then
-ask it:
+A :class:`Suite` turns the plugin's options into the :class:`~harness.engine.plan.Plan`
+``tokconf run`` would build from the same flags (:meth:`SuiteOptions.plan`), prepares it
+as the engine does (:func:`harness.engine.execute.prepare`: the same cases, adapters and
+references) and cuts it into the same units (:meth:`Suite.units`): one per adapter's
+vocabulary check, one per adapter's every-token check (the slices of
+:mod:`harness.run.every_token`), one per case, one per slice of the generated pools (the
+very inputs ``tokconf run`` generates, not a generator of the plugin's own), then the
+coverage-steered inputs and the long inputs (one per encoding and kind). An item runs its unit (:meth:`Suite.run`) and
 
-- :meth:`Suite.judge_case`: one case over its adapters -> documented, stale and
-  unexpected records (unexpected ones already shrunk);
-- :meth:`Suite.vocab_records`: the unexpected vocabulary findings of one adapter;
-- :meth:`Suite.first_unexplained`: for one generated text, the first finding that fails
-  (what a hypothesis test raises on), and :meth:`Suite.minimal_record` to shrink it
-  further and gather its evidence for the failure message.
+- judges the unit's delta at once (:func:`harness.run.deltas.judge_delta` on a runner
+  that already knows every documented divergence, from a pre-pass over the vocabulary
+  checks and the documenting cases): documented, stale and unexpected records, the
+  unexpected ones shrunk to their minimal input;
+- hands the untouched delta to a second runner, in unit order: once every unit ran,
+  that runner's result is the run's, and ``--tokconf-report`` writes it
+  (:meth:`Suite.report`) with the engine's report writer. No second run.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import copy
+import datetime as _dt
+from dataclasses import dataclass, replace
 from functools import cached_property
-from hypothesis import settings
-from hypothesis import strategies as st
+from pathlib import Path
+from typing import Any
 
 from harness.cases.model import Case
-from harness.checks.base import ORDINARY, Finding, Subject
-from harness.checks import run_text_check
+from harness.checks.base import ORDINARY
+from harness.engine.plan import Executor, Limits, Outputs, Plan, PlanError
 from harness.escapes import escape_text
-from harness.generate.minimise import shrink_finding
+from harness.run.choice import AdapterChoice
+from harness.run.deltas import Delta, judge_delta
+from harness.run.parallel import TEXTS_PER_TASK, chunked, run_task
+from harness.run.plans import prepare_pools, steered_units, steers, units_of
 from harness.run.result import DivergenceRecord
-from harness.generate.budget import share_budget
-from harness.run.parallel import judge_delta
-from harness.run.runner import GENERATED_CHECKS, Runner, case_adapter_names
-from harness.run.settle import Candidate
-from harness.run.selection import Selected
-from harness.generate.strategies import (
-    alphabet_text,
-    hostile_atoms,
-    hostile_text,
-    profile_settings,
-    resolve_profile,
-)
+from harness.run.runner import Candidate, GenerationOptions, Runner
+from harness.run.settle import DEFAULT_SHRINK_SECONDS
+from harness.pytest import phase_units
 
-__all__ = ["Suite", "SuiteError", "SuiteOptions", "describe_record"]
+__all__ = ["Suite", "SuiteError", "SuiteOptions", "Unit", "describe_record"]
 
 
 class SuiteError(Exception):
@@ -58,6 +57,8 @@ class SuiteOptions:
     references: tuple[str, ...] = ()
     profile: str | None = None
     generated: bool = True
+    #: the every-token phase (with the generated inputs; ``--tokconf-no-every-token``)
+    every_token: bool = True
     #: seconds of generated checking per adapter before slower adapters get fewer examples
     time_budget_s: float = 12.0
     #: processes for the pre-pass and the case items (``--tokconf-jobs``)
@@ -66,60 +67,81 @@ class SuiteOptions:
     isolate: str = "auto"
     timeout_s: float = 60.0
     memory_limit_mb: int | None = 4096
-    #: the cases tagged long too (also under the nightly profile)
+    #: the cases tagged long and the long tier (also under the nightly profile)
     long: bool = False
+    #: the default run's long inputs (``tokconf run --default-long``)
+    default_long: bool = False
+    #: time bound of shrinking one finding (None: no bound)
+    shrink_seconds: float | None = DEFAULT_SHRINK_SECONDS
+
+    def plan(self) -> Plan:
+        """The plan ``tokconf run`` builds from the same flags (the long tier aside: see docs/engine.md)."""
+        choice = AdapterChoice.of(plugin=self.plugins, impl=self.impls, encoding=self.encodings,
+                                  reference=self.references, isolate=self.isolate == "all",
+                                  no_isolate=self.isolate == "none", timeout=self.timeout_s,
+                                  memory_limit=self.memory_limit_mb or 0)
+        return Plan(adapters=choice, cases=self.cases, profile=self.profile, long=self.long,
+                    default_long=self.default_long,
+                    phases=("vocab", *(("every-token",) if self.generated and self.every_token else ()), "cases",
+                            *(("generated", "long") if self.generated else ())),
+                    limits=Limits(shrink_seconds=self.shrink_seconds, time_budget_s=self.time_budget_s),
+                    executor=Executor(jobs=self.jobs))
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One item's share of the plan: ``phase`` (vocab, every-token, cases, generated,
+    steered, long), its
+    task for :func:`harness.run.parallel.run_task`, and where it stands in the plan."""
+
+    name: str
+    phase: str
+    index: int
+    task: Any = None
+    adapter: str | None = None
+    case: Case | None = None
 
 
 class Suite:
-    """Built lazily: collection needs the cases and adapters, not the pre-pass."""
+    """Built lazily: collection needs the cases, adapters and pools, not the pre-pass."""
 
     def __init__(self, options: SuiteOptions) -> None:
         self.options = options
         try:
-            self.profile = resolve_profile(options.profile)
-        except ValueError as exc:
+            self.plan = options.plan()
+        except PlanError as exc:
             raise SuiteError(str(exc)) from exc
+        #: the units run so far, in the order they ran (the report needs all, in plan order)
+        self.ran: list[int] = []
+        self.started = _dt.datetime.now(_dt.timezone.utc)
 
     @cached_property
-    def _loaded(self) -> tuple[list[Case], list[str], Selected]:
-        from harness.cases.loader import CaseFileError, case_files, default_cases_dir, load_cases
-        from harness.registry import RegistryError, default_registry
-        from harness.run.selection import SelectionError, parse_references, select
-
-        from harness.worker.setup import Isolation, WorkerSetup
+    def _ready(self) -> Any:
+        from harness.engine.execute import prepare
 
         try:
-            registry = default_registry(plugins=self.options.plugins)
-            paths = list(self.options.cases) if self.options.cases is not None else [default_cases_dir()]
-            long = self.options.long or self.profile == "nightly"
-            cases = [c for c in load_cases(paths) if long or not c.long]
-            isolation = Isolation(mode=self.options.isolate, timeout_s=self.options.timeout_s,  # type: ignore[arg-type]
-                                  memory_limit_mb=self.options.memory_limit_mb,
-                                  setup=WorkerSetup.from_registry(registry))
-            files = [str(p) for p in case_files(paths)]
-            selected = select(
-                registry, impls=self.options.impls, encodings=self.options.encodings,
-                references=parse_references(self.options.references),
-                case_adapters=case_adapter_names(cases),
-                case_references=[c.reference for c in cases if c.reference],
-                isolation=isolation,
-            )
-            self.required = [*self.options.impls, *registry.plugin_names()]
-        except (RegistryError, CaseFileError, FileNotFoundError, SelectionError) as exc:
+            ready = prepare(self.plan, require=False)  # an unavailable one is a failing item
+        except PlanError as exc:
             raise SuiteError(str(exc)) from exc
-        return cases, files, selected
+        registry = ready.registry
+        self.required = [*self.options.impls, *registry.plugin_names()]
+        return ready
+
+    @property
+    def profile(self) -> str:
+        return self._ready.profile
 
     @property
     def cases(self) -> list[Case]:
-        return self._loaded[0]
+        return self._ready.cases
 
     @property
     def case_files(self) -> list[str]:
-        return self._loaded[1]
+        return self._ready.case_files
 
     @property
-    def selected(self) -> Selected:
-        return self._loaded[2]
+    def selected(self) -> Any:
+        return self._ready.selected
 
     def adapters(self) -> list[str]:
         return sorted(self.selected.calls)
@@ -144,146 +166,153 @@ class Suite:
     def reference_of(self, name: str) -> str:
         return self.selected.references[self.selected.calls[name].info.encoding]
 
+    def _runner(self, *, jobs: int = 1) -> Runner:
+        runner = Runner(self.selected, jobs=jobs, shrink_seconds=self.plan.limits.shrink_seconds,
+                        max_shrink_calls=self.plan.limits.max_shrink_calls)
+        runner.profile = self.profile
+        return runner
+
+    # -- the units ------------------------------------------------------------------------
+
+    @cached_property
+    def collector(self) -> Runner:
+        """The runner every unit's delta is applied to, in unit order: the run's result."""
+        return self._runner()
+
+    @cached_property
+    def _pools(self) -> list[Any]:
+        if "generated" not in self.plan.phases:
+            return []
+        options = GenerationOptions(profile=self.profile, seed=self.plan.seed, max_examples=self.plan.max_examples,
+                                    time_budget_s=self.plan.limits.time_budget_s)
+        return prepare_pools(self.collector, options)
+
+    @cached_property
+    def vocab_names(self) -> list[str]:
+        return sorted(self.selected.calls)  # before a case adds its own reference, as in a run
+
+    def units(self) -> list[Unit]:
+        """The plan's units in the order ``tokconf run`` runs them."""
+        if "_units" not in self.__dict__:
+            units = [Unit(f"vocab[{n}]", "vocab", 0, [n], adapter=n) for n in self.vocab_names]
+            units += [Unit(f"every-token[{n}]", "every-token", 0, task, adapter=n)
+                      for n, task in phase_units.every_token_tasks(self)]
+            self.collector.add_case_references(self.cases)
+            for case in self.cases:
+                units.append(Unit(case.id, "cases", 0, case=case))
+            tasks = chunked(units_of(self._pools, self.collector.budgets), TEXTS_PER_TASK)
+            count: dict[str, int] = {}
+            for task in tasks:
+                encoding = self.selected.calls[task[0][2]].info.encoding
+                count[encoding] = count.get(encoding, 0) + 1
+                units.append(Unit(f"generated[{encoding}]::{count[encoding]:03d}", "generated", 0, task))
+            if self._pools and steers(self.profile):
+                units.append(Unit("steered", "steered", 0))
+            units += [Unit(f"long[{u.reference}]::{u.kind}", "long", 0, [u], adapter=u.reference)
+                      for u in phase_units.long_units(self)]
+            self.__dict__["_units"] = [replace(u, index=i) for i, u in enumerate(units)]
+        return self.__dict__["_units"]
+
+    def case_label(self, case: Case) -> str:
+        """A case's file relative to the cases folder it came from (never an install path)."""
+        path = Path(case.file).resolve()
+        for root in self.plan.case_paths():
+            root = Path(root).resolve()
+            if root == path:
+                return path.name
+            if root.is_dir() and path.is_relative_to(root):
+                return path.relative_to(root).as_posix()
+        return f"{path.parent.name}/{path.name}"
+
+    # -- running and judging ------------------------------------------------------------
+
     @cached_property
     def judge(self) -> Runner:
         """A runner that knows every documented kind and the vocabulary findings."""
-        scout = Runner(self.selected, jobs=self.options.jobs)
-        scout.run_vocab()
+        scout = self._runner(jobs=self.options.jobs)
+        deltas = scout.jobs.deltas("vocab", [[name] for name in self.vocab_names])
+        self._vocab_deltas = {name: delta for name, delta in zip(self.vocab_names, deltas)}
+        for delta in deltas:
+            scout.apply(copy.deepcopy(delta))
         scout.run_cases([case for case in self.cases if case.documented])
         scout.jobs.close()
-        judge = Runner(self.selected, jobs=self.options.jobs)
+        judge = self._runner(jobs=self.options.jobs)
         judge.documentation = scout.documentation
         judge.vocab_findings = scout.vocab_findings
         return judge
 
     @cached_property
-    def _case_deltas(self) -> dict[str, object]:
+    def _case_deltas(self) -> dict[str, Delta]:
         """With --tokconf-jobs N: every case run ahead in parallel, judged item by item."""
         judge = self.judge
-        deltas = judge.jobs.deltas("cases", [((case,), judge._vocab_for([case])) for case in self.cases])
+        deltas = judge.jobs.deltas("cases", [((case,), judge.vocab_for([case])) for case in self.cases])
         return {case.id: delta for case, delta in zip(self.cases, deltas)}
 
-    def judge_case(self, case: Case) -> list[DivergenceRecord]:
-        if self.options.jobs > 1:
-            delta = self._case_deltas.pop(case.id, None)
-            if delta is not None:
-                return judge_delta(self.judge, delta)
-        return self.judge.run_case_judged(case)
+    def _deltas(self, unit: Unit) -> list[Delta]:
+        judge = self.judge
+        if unit.phase == "vocab":
+            return [self._vocab_deltas[unit.adapter]]
+        if unit.phase == "cases":
+            if self.options.jobs > 1 and unit.case.id in self._case_deltas:
+                return [self._case_deltas.pop(unit.case.id)]
+            return [run_task(judge, "cases", ((unit.case,), judge.vocab_for([unit.case])))]
+        if unit.phase in ("generated", "every-token", "long"):
+            if unit.phase == "every-token":
+                phase_units.audit(self, unit.adapter)
+            return [run_task(judge, unit.phase, unit.task)]
+        # steered: aimed at what the references have not produced so far, from the
+        # coverage of every unit applied before this one (all of them, in a whole run)
+        collector = self.collector
+        tasks, steered = steered_units(self._pools, collector.budgets, collector.coverage.steer,
+                                       seed=collector.seed)
+        deltas = [run_task(judge, "generated", task) for task in chunked(tasks, TEXTS_PER_TASK)]
+        self._steered = steered
+        return deltas
+
+    def run(self, unit: Unit) -> list[DivergenceRecord]:
+        """Run ``unit``; its documented, stale and unexpected records (unexpected ones shrunk)."""
+        judge = self.judge
+        records: list[DivergenceRecord] = []
+        for delta in self._deltas(unit):
+            self.collector.apply(copy.deepcopy(delta))  # the judge's settling must not touch it
+            if unit.phase == "vocab":
+                reference = self.reference_of(unit.adapter)
+                found = delta.vocab_findings.get(unit.adapter, [])
+                records += judge.settle([Candidate(f, ORDINARY, reference, "generated", None) for f in found])
+            else:
+                records += judge_delta(judge, delta)
+        if unit.phase == "steered":
+            for reference, inputs in self._steered:
+                self.collector.coverage.steered(reference, inputs.texts, inputs.targeted)
+        if unit.phase == "long" and unit.index == max(u.index for u in self.units() if u.phase == "long"):
+            phase_units.note_reach(self)
+        self.ran.append(unit.index)
+        return records
+
+    def report(self, target: str, *, argv: tuple[str, ...]) -> str:
+        """Write the run's report from the units' deltas (every unit must have run, in order)."""
+        from harness.engine.execute import write_reports
+
+        expected = [u.index for u in self.units()]
+        if self.ran != expected:
+            return (f"not written: {len(self.ran)} of the plan's {len(expected)} units ran"
+                    + ("" if set(self.ran) == set(expected) else " (some were deselected)")
+                    + "; the report is the whole plan's, so run every tokconf item, in order")
+        result = self.collector.finish()
+        finished = _dt.datetime.now(_dt.timezone.utc)
+        plan = replace(self.plan, outputs=Outputs(out=target, argv=argv))
+        data, folder, latest = write_reports(result, plan=plan, started=self.started, finished=finished,
+                                             case_files=self.case_files)
+        from harness.report.verdict import verdict_of
+
+        return f"{(latest or folder) / 'parity.json'} (exit {verdict_of(data).exit_code})"
 
     def close(self) -> None:
         """End the --tokconf-jobs processes and the workers (at the end of the session)."""
         if "judge" in self.__dict__:
             self.judge.jobs.close()
-        if "_loaded" in self.__dict__:
+        if "_ready" in self.__dict__:
             self.selected.close()
-
-    def vocab_records(self, name: str) -> list[DivergenceRecord]:
-        judge = self.judge
-        reference = self.reference_of(name)
-        findings = judge.vocab_findings.get(name, [])
-        return judge.settle([Candidate(f, ORDINARY, reference, "generated", None) for f in findings])
-
-    @cached_property
-    def _every_token_plans(self) -> dict[str, object]:
-        from harness.run.every_token import plans_for
-
-        return {plan.encoding: plan for plan in plans_for(self.selected)}
-
-    def every_token_records(self, name: str) -> list[DivergenceRecord]:
-        """The every-token phase for one adapter (the slices ``tokconf run`` runs),
-        judged: its unexpected records, shrunk."""
-        from harness.run.every_token import run_slice
-
-        judge = self.judge
-        plan = self._every_token_plans.get(self.selected.calls[name].info.encoding)
-        if plan is None:
-            return []
-        before = len(judge._pending)
-        for token_slice in plan.slices:  # type: ignore[attr-defined]
-            run_slice(judge, token_slice, [name])
-        mine = judge._pending[before:]
-        del judge._pending[before:]
-        return judge.settle(mine)
-
-    def long_records(self, name: str) -> list[DivergenceRecord]:
-        """The default run's long inputs (10^5 characters per class) on one adapter with
-        its reference, as ``tokconf run`` climbs them (:mod:`harness.run.long_tier`), judged."""
-        from harness.generate.long_inputs import DEFAULT_LONG
-        from harness.run.long_tier import LongUnit, run_unit
-
-        judge = self.judge
-        calls = self.selected.calls[name]
-        reference = self.reference_of(name)
-        if calls.info.capabilities.alphabet is not None:
-            return []  # a closed vocabulary has no long runs of these characters
-        before = len(judge._pending)
-        adapters = (reference,) if name == reference else (reference, name)
-        for kind in DEFAULT_LONG.kinds:
-            run_unit(judge, LongUnit(kind, adapters, reference, DEFAULT_LONG))
-        mine = [c for c in judge._pending[before:] if c.finding.adapter == name]
-        del judge._pending[before:]
-        return judge.settle(mine)
-
-    # -- generated ----------------------------------------------------------------------
-
-    def strategy(self, name: str) -> st.SearchStrategy[str]:
-        calls = self.selected.calls[name]
-        alphabet = calls.info.capabilities.alphabet
-        if alphabet is not None:
-            return alphabet_text(alphabet)
-        group = self.selected.group(calls.info.encoding)
-        # the group's own split patterns are one more category, as in `tokconf run`
-        patterns = [p for a in group if (p := a.info.split_pattern)]
-        return hostile_text(sorted({lit for a in group for lit, _ in a.info.special_tokens}), patterns=patterns)
-
-    def atoms(self, name: str) -> list[str]:
-        """The fixed hostile atoms the runner also tries first (see ``hostile_atoms``)."""
-        calls = self.selected.calls[name]
-        alphabet = calls.info.capabilities.alphabet
-        if alphabet is not None:
-            return hostile_atoms(alphabet=alphabet)
-        group = self.selected.group(calls.info.encoding)
-        return hostile_atoms(sorted({lit for a in group for lit, _ in a.info.special_tokens}))
-
-    def settings_for(self, name: str) -> settings:
-        profile = profile_settings(self.profile)
-        halvings = self.selected.calls[name].info.capabilities.generated_halvings  # declared, never timed
-        budget = share_budget(halvings, max_examples=profile.max_examples)
-        return settings(profile, max_examples=budget, report_multiple_bugs=False)
-
-    def first_unexplained(self, text: str, name: str) -> Finding | None:
-        adapter = self.selected.calls[name]
-        reference = self.selected.calls[self.reference_of(name)]
-        adapter.reset()
-        reference.reset()
-        if not (adapter.in_domain(text) and reference.in_domain(text)):
-            return None
-        for check in GENERATED_CHECKS:
-            result = run_text_check(check, Subject(text, ORDINARY, adapter, reference))
-            if isinstance(result, Finding):
-                unexplained = self.unexplained(result)
-                if unexplained is not None:
-                    return unexplained
-        return None
-
-    def unexplained(self, finding: Finding) -> Finding | None:
-        """Judge ``finding`` as the runner does: shrink it, then ask the documented
-        divergences whether its minimal input lies in what they declare. Returns the
-        shrunk finding if nothing documents it."""
-        documentation = self.judge.documentation
-        if documentation.adapter_wide_for(finding) is not None:
-            return None
-        adapter = self.selected.calls[finding.adapter]
-        reference = self.selected.calls[self.reference_of(finding.adapter)]
-        smallest = shrink_finding(finding, adapter, reference, ORDINARY)
-        return None if documentation.absorber_for(smallest) is not None else smallest
-
-    def minimal_record(self, finding: Finding) -> DivergenceRecord:
-        """Shrink again (a no-op on an already shrunk finding) and gather the evidence."""
-        adapter = self.selected.calls[finding.adapter]
-        reference = self.selected.calls[self.reference_of(finding.adapter)]
-        smallest = shrink_finding(finding, adapter, reference, ORDINARY)
-        return self.judge.record(smallest, adapter, reference, status="unexpected", origin="generated", case=None)
 
 
 def describe_record(record: DivergenceRecord) -> str:

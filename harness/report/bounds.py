@@ -23,6 +23,8 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from harness.cases.model import LONG_TEXT_CHARS, GeneratedText
+# found beside the run finder it uses; re-exported: the report's public name
+from harness.generate.shrink import as_generated
 from harness.escapes import escape_text
 
 __all__ = ["EDGE_CHARS", "LONG_CHARS", "MAX_DETAIL", "MAX_ITEMS", "abbreviate", "as_generated", "clip",
@@ -32,30 +34,6 @@ LONG_CHARS = LONG_TEXT_CHARS
 EDGE_CHARS = 100
 MAX_ITEMS = 1000
 MAX_DETAIL = 2000
-#: head and tail around a run longer than this are too long to be a generator's ends
-_MAX_ENDS = 64
-
-
-def as_generated(text: str) -> GeneratedText | None:
-    """``text`` as ``before + repeat * times + then`` when one run makes up almost all of it.
-
-    >>> as_generated("x" + " " * 20000 + "yz")
-    GeneratedText(repeat=' ', times=20000, before='x', then='yz')
-    >>> as_generated("short") is None, as_generated("ab" * 6000) .times
-    (True, 6000)
-    """
-    if len(text) < LONG_CHARS:
-        return None
-    from harness.generate.shrink import runs
-
-    found = max(runs(text), key=lambda r: len(r[1]) * r[2], default=None)
-    if found is None:
-        return None
-    start, unit, count = found
-    end = start + len(unit) * count
-    if start > _MAX_ENDS or len(text) - end > _MAX_ENDS:
-        return None
-    return GeneratedText(repeat=unit, times=count, before=text[:start], then=text[end:])
 
 
 def abbreviate(text: str, *, limit: int = LONG_CHARS) -> str:

@@ -4,7 +4,7 @@ Record what tiktoken (or any adapter) does today, upgrade, run again, and
 ``diff_runs(old, new)`` says exactly what moved: divergences that are new, fixed,
 changed or no longer checked (keyed by adapter + check + input), outcomes (IDs, bytes,
 errors) that changed for the same input, adapters added, removed or now unavailable,
-adapters whose implementation changed (a file they read has another hash or commit, see
+adapters whose implementation changed (a file they read has another content hash, see
 :mod:`harness.provenance`), library and vocabulary changes, and matrix cells that changed
 status.
 
@@ -145,7 +145,7 @@ class RunDiff:
             "new": {"id": self.new_run["id"], "started": self.new_run["started"]},
             "exit": self.exit_code,
             "gating": len(self.gating),
-            "summary": {s: {"old": self.summary_old[s], "new": self.summary_new[s]} for s in STATUSES},
+            "summary": {s: {"old": self.summary_old.get(s, 0), "new": self.summary_new.get(s, 0)} for s in STATUSES},
             "divergences": {k: [c.to_json() for c in self.of_kind(k)] for k in KIND_ORDER},
             "unchanged_divergences": self.unchanged,
             "changed_outcomes": [c.to_json() for c in self.outcomes],
@@ -180,7 +180,7 @@ def diff_runs(old: Mapping[str, Any], new: Mapping[str, Any], *, old_inputs: Map
         if key in new_divs:
             continue
         cell = new["matrix"].get(key[0], {}).get(key[1])
-        if cell is None or cell["status"] in ("unavailable", "unsupported"):
+        if cell is None or cell["status"] in ("unavailable", "unsupported", "empty"):
             why = "the adapter or check did not run" if cell is None else f"the cell is now {cell['status']}"
             changes.append(DivergenceChange("unchecked", key[0], key[1], key[2], d, None, (f"not checked: {why}",)))
         else:
@@ -195,7 +195,8 @@ def diff_runs(old: Mapping[str, Any], new: Mapping[str, Any], *, old_inputs: Map
         libraries=tuple(_mapping_changes(old["environment"]["libraries"], new["environment"]["libraries"])),
         vocabularies=tuple(_mapping_changes(old["environment"]["vocabularies"], new["environment"]["vocabularies"])),
         cells=tuple(_cell_changes(old, new)),
-        summary_old=old["summary"], summary_new=new["summary"],
+        summary_old={s: old["summary"].get(s, 0) for s in STATUSES},
+        summary_new={s: new["summary"].get(s, 0) for s in STATUSES},
         unchanged=unchanged,
         environment=tuple(_mapping_changes(_env_facts(old), _env_facts(new))),
         checks_added=tuple(c for c in new["checks"] if c not in old["checks"]),
@@ -279,16 +280,22 @@ def _adapter_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> Iterator
 
 
 def _implementation_changes(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> list[str]:
-    """What differs in the files two runs of one adapter read (hash, commit, dirty state).
+    """What differs in the files two runs of one adapter read, by content hash.
 
     Files are paired in order, not by path: the same checkout in another folder is the
-    same implementation. A run without provenance (older tokconf) compares as unknown.
+    same implementation. Only the SHA-256 decides: an editable install (files in a git
+    checkout, with a commit) and a regular one (files in site-packages, no git) of the
+    same commit read the same bytes, so they are the same implementation (issue 21); the
+    commit and dirty state are shown beside a changed hash. A run without provenance
+    (older tokconf) compares as unknown.
 
     >>> f = lambda sha, commit=None, dirty=False: {"path": "m.json", "sha256": sha,
     ...     "git": None if commit is None else {"commit": commit, "dirty": dirty}}
     >>> _implementation_changes({"files": [f("aa" * 32, "c1" * 20)]}, {"files": [f("bb" * 32, "c2" * 20, True)]})
     ['m.json: sha256 aaaaaaaaaaaa -> bbbbbbbbbbbb, commit c1c1c1c1c1c1 -> c2c2c2c2c2c2, clean -> dirty']
     >>> _implementation_changes({"files": [f("aa" * 32)]}, {"files": [f("aa" * 32)]})
+    []
+    >>> _implementation_changes({"files": [f("aa" * 32, "c1" * 20)]}, {"files": [f("aa" * 32)]})
     []
     """
     if old is None or new is None:
@@ -299,9 +306,9 @@ def _implementation_changes(old: Mapping[str, Any] | None, new: Mapping[str, Any
         notes.append(f"files read: {', '.join(f['path'] for f in before) or 'none'} -> "
                      f"{', '.join(f['path'] for f in after) or 'none'}")
     for a, b in zip(before, after):
-        parts = []
-        if a["sha256"] != b["sha256"]:
-            parts.append(f"sha256 {_short(a['sha256'])} -> {_short(b['sha256'])}")
+        if a["sha256"] == b["sha256"] and a["sha256"] is not None:
+            continue  # the same bytes: where they were installed from is not a change
+        parts = [f"sha256 {_short(a['sha256'])} -> {_short(b['sha256'])}"]
         ga, gb = a.get("git") or {}, b.get("git") or {}
         if ga.get("commit") != gb.get("commit"):
             parts.append(f"commit {_short(ga.get('commit'))} -> {_short(gb.get('commit'))}")
@@ -372,7 +379,7 @@ def format_text(diff: RunDiff) -> str:
         change = "implementation changed" if c.change == "implementation" else c.change
         lines.append(f"  adapter {n(c.name)}: {change}{versions}{detail}")
     lines.append("summary (matrix cells): " + ", ".join(
-        f"{s} {diff.summary_old[s]}" + (f"->{diff.summary_new[s]}" if diff.summary_old[s] != diff.summary_new[s] else "")
+        f"{s} {diff.summary_old.get(s, 0)}" + (f"->{diff.summary_new.get(s, 0)}" if diff.summary_old.get(s, 0) != diff.summary_new.get(s, 0) else "")
         for s in STATUSES))
     for kind in KIND_ORDER:
         items = diff.of_kind(kind)

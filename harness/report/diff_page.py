@@ -44,7 +44,7 @@ def render_diff(old: Mapping[str, Any], new: Mapping[str, Any], diff: RunDiff | 
         verdict="fail" if gating else "pass",
         verdict_text=(f"FAIL: {len(gating)} new unexpected or stale divergence(s)" if gating
                       else "PASS: no new unexpected or stale divergences"),
-        summary=[{"status": s, "old": diff.summary_old[s], "new": diff.summary_new[s]} for s in STATUSES],
+        summary=[{"status": s, "old": diff.summary_old.get(s, 0), "new": diff.summary_new.get(s, 0)} for s in STATUSES],
         diff=diff,
         sections=sections,
         outcomes=[{"change": o, "short": short_visible(o.text), "old": outcome_line(o.old),

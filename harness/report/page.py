@@ -17,22 +17,18 @@ from typing import Any, Mapping
 
 from harness.escapes import visible
 from harness.report.schema import STATUSES, validate_parity
+from harness.report.cells import CELL_MARKS, cell_mark, reason_line
 from harness.report.coverage_view import coverage_rows
 from harness.report.render import render_page
+from harness.report.verdict import verdict_of
 from harness.report.view import adapter_order, align_ids, hex_groups, outcome_line, short_visible
 from harness.report.bounds import LONG_CHARS, input_text
 
 __all__ = ["CELL_LABELS", "divergence_view", "parity_context", "render_report"]
 
-#: What a matrix cell shows for each status (the count of divergences follows, if any).
-CELL_LABELS: Mapping[str, str] = {
-    "agree": "✓",
-    "documented": "doc",
-    "unexpected": "✗",
-    "stale": "stale",
-    "unsupported": "n/a",
-    "unavailable": "—",
-}
+#: What a matrix cell shows for each status: glyph and word (the count of divergences
+#: follows, if any); see :mod:`harness.report.cells`.
+CELL_LABELS: Mapping[str, str] = {status: f"{glyph} {word}" for status, (glyph, word) in CELL_MARKS.items()}
 
 _LINKABLE = re.compile(r"^https?://[^\s\"'<>]+$")
 
@@ -52,6 +48,9 @@ def parity_context(data: Mapping[str, Any]) -> dict[str, Any]:
     by_id = {d["id"]: d for d in data["divergences"]}
     rows: list[dict[str, Any]] = []
     groups: list[dict[str, Any]] = []
+    # each divergence is shown once, in the cell of its own check; other cells that list
+    # it (its other symptoms, findings it absorbed) link to it: one id, one element
+    home = {d["id"]: (d["adapter"], d["check"]) for d in data["divergences"]}
     for r, adapter in enumerate(data["adapters"]):
         name = adapter["name"]
         cells: list[dict[str, Any]] = []
@@ -63,14 +62,17 @@ def parity_context(data: Mapping[str, Any]) -> dict[str, Any]:
             anchor = f"cell-{r}-{c}"
             ids = list(cell["divergences"])
             count = f" {len(ids)}" if ids else ""
+            glyph, word = cell_mark(cell["status"])
             cells.append({
                 "check": check,
                 "status": cell["status"],
-                "label": CELL_LABELS[cell["status"]] + count,
+                "label": f"{glyph} {word}{count}",
+                "glyph": glyph,
+                "word": word,
                 "inputs": cell["inputs"],
                 "count": len(ids),
                 "group": anchor if ids else None,
-                "target": f"{ids[0]}-body" if ids else None,
+                "target": (f"{ids[0]}-body" if home.get(ids[0]) == (name, check) else ids[0]) if ids else None,
                 "title": f"{name} × {check}: {cell['status']}, {cell['inputs']} input(s), "
                          f"{len(ids)} divergence(s)",
             })
@@ -82,7 +84,9 @@ def parity_context(data: Mapping[str, Any]) -> dict[str, Any]:
                     "check": check,
                     "status": cell["status"],
                     "inputs": cell["inputs"],
-                    "divergences": [divergence_view(by_id[i]) for i in ids],
+                    "divergences": [divergence_view(by_id[i]) for i in ids if home[i] == (name, check)],
+                    "also": [{"id": i, "check": by_id[i]["check"], "status": by_id[i]["status"]}
+                             for i in ids if home[i] != (name, check)],
                 })
         rows.append({
             "name": name,
@@ -90,14 +94,16 @@ def parity_context(data: Mapping[str, Any]) -> dict[str, Any]:
             "encoding": adapter["encoding"],
             "available": adapter["status"] == "available",
             "reason": adapter["reason"],
+            "reason_line": reason_line(adapter["reason"]),
             "is_reference": name in reference_names,
             "cells": cells,
         })
-    summary = data["summary"]
-    failing = summary["unexpected"] + summary["stale"]
-    incomplete = data["run"].get("incomplete")
+    summary = {s: data["summary"].get(s, 0) for s in STATUSES}
+    # the exit code's function decides the page's verdict: they cannot disagree
+    verdict = verdict_of(data)
     return {
         "tool": data["tool"],
+        "schema_version": data["schema_version"],
         "run": data["run"],
         "argv": shlex.join(data["run"]["argv"]),
         "env": data["environment"],
@@ -105,15 +111,13 @@ def parity_context(data: Mapping[str, Any]) -> dict[str, Any]:
         "checks": checks,
         "statuses": STATUSES,
         "summary": summary,
-        "verdict": "fail" if failing or incomplete else "pass",
-        "verdict_text": (f"INCOMPLETE ({incomplete['reason']}, during {incomplete['phase']}): only what finished is "
-                         f"shown; " if incomplete else "")
-                        + (f"FAIL: {summary['unexpected']} unexpected, {summary['stale']} stale cell(s)"
-                           if failing else "PASS: only agreements and documented divergences"
-                           if not incomplete else "no failure among what finished"),
+        "verdict": "pass" if verdict.passed else "fail",
+        "verdict_text": verdict.line + (f" (exit code {verdict.exit_code})" if not verdict.passed else ""),
         "rows": rows,
         "groups": groups,
         "divergence_count": len(data["divergences"]),
+        "divergence_counts": {s: sum(d["status"] == s for d in data["divergences"])
+                              for s in ("unexpected", "stale", "documented")},
         "encodings": sorted({a["encoding"] for a in data["adapters"]}),
         "references": sorted(references.items()),
         "coverage_rows": coverage_rows(data),

@@ -1,4 +1,4 @@
-"""``parity.json`` (schema_version 2): build it from a run, and write it atomically.
+"""``parity.json`` (schema_version 3): build it from a run, and write it atomically.
 
 The shape is the contract with the report (``harness/report/parity.schema.json``,
 owned by the report work). JSON is written with ``ensure_ascii=True`` so lone surrogates
@@ -20,12 +20,15 @@ from harness.checks.kinds import kind_words
 from harness.report.bounds import LONG_CHARS, abbreviate, clip, evidence_json, input_json
 from harness.outcomes import Outcome
 from harness.registry import library_version
+from harness.report.verdict import verdict_of
 from harness.run.result import RunResult
 
-__all__ = ["SCHEMA_VERSION", "build", "outcome_json", "run_id", "timestamp", "write_atomic"]
+__all__ = ["SCHEMA_VERSION", "build", "outcome_json", "run_id", "run_limits", "timestamp", "write_atomic"]
 
-#: 2: divergences carry symptoms, occurrences, absorbed counts with examples, the domain
-SCHEMA_VERSION = 2
+#: 2: divergences carry symptoms, occurrences, absorbed counts with examples, the domain;
+#: 3: the run's notes, limits, coverage minimums, lost shards and the verdict with its exit
+#: code (:mod:`harness.report.verdict`), so the file says everything the terminal said
+SCHEMA_VERSION = 3
 
 #: Distributions whose versions every report records (adapters' libraries are added).
 BASE_LIBRARIES = ("tokconf", "tiktoken", "tokenizers", "regex", "hypothesis", "PyYAML", "jsonschema",
@@ -102,8 +105,17 @@ def build(
     finished: _dt.datetime,
     argv: Iterable[str],
     case_files: Iterable[str],
+    limits: dict[str, Any] | None = None,
+    minimums: dict[str, float] | None = None,
+    coverage_below: Iterable[str] = (),
+    lost_shards: Iterable[str] = (),
 ) -> dict[str, Any]:
-    """The parity.json document for ``result``."""
+    """The parity.json document for ``result``, with its ``verdict`` (the exit code's).
+
+    ``limits``: the budgets and caps that bounded what ran (:func:`run_limits`);
+    ``minimums``/``coverage_below``: ``--min-coverage`` and the figures under it;
+    ``lost_shards``: corpus shards a Dask run lost.
+    """
     adapters = [
         {
             "name": row.name,
@@ -159,12 +171,13 @@ def build(
             "symptoms": [{"check": c, "kind": k, "kind_words": kind_words(k), "detail": clip(d)}
                          for c, k, d in record.symptoms],
             "occurrences": record.occurrences,
+            **({"examples": [input_json(x) for x in record.examples]} if record.examples else {}),
             "absorbed": record.absorbed,
             "absorbed_examples": [input_json(x) for x in record.absorbed_examples],
             "domain": record.domain.to_json() if record.domain is not None else None,
             **({"truncated": truncated} if truncated else {}),
         })
-    return {
+    data = {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "tokconf", "version": library_version("tokconf") or "0.1.0"},
         "run": {
@@ -177,6 +190,10 @@ def build(
             "generated": result.generated,
             "references": dict(result.references),
             **({"incomplete": dict(result.incomplete)} if result.incomplete else {}),
+            "notes": list(result.notes),
+            "limits": limits if limits is not None else run_limits(result),
+            "coverage_minimums": {"minimums": dict(minimums or {}), "below": list(coverage_below)},
+            "lost_shards": list(lost_shards),
         },
         "environment": {
             "python": platform.python_version(),
@@ -192,6 +209,25 @@ def build(
         "summary": result.summary(),
         "divergences": divergences,
         **({"coverage": result.coverage} if result.coverage else {}),
+    }
+    data["verdict"] = verdict_of(data).to_json()
+    return data
+
+
+def run_limits(result: RunResult, *, shrink_calls: int | None = None, shrink_seconds: float | None = None,
+               isolation: dict[str, Any] | None = None,
+               long_reach: dict[str, dict[str, int]] | None = None) -> dict[str, Any]:
+    """Every budget and cap that bounded what ran: generated inputs per adapter (of the
+    ``max_examples`` asked), the shrinker's bounds, the worker limits, and how far each
+    adapter's long inputs reached."""
+    return {
+        "max_examples": result.max_examples,
+        "generated_inputs": dict(sorted(result.budgets.items())),
+        # declared per adapter, never timed: which inputs ran does not depend on the machine
+        "generated_share": {n: dict(s) for n, s in sorted(getattr(result, "shares", {}).items())},
+        "shrink": {"calls": shrink_calls, "seconds": shrink_seconds},
+        **({"isolation": isolation} if isolation else {}),
+        **({"long_reach": {n: dict(k) for n, k in sorted(long_reach.items())}} if long_reach else {}),
     }
 
 

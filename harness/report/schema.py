@@ -1,4 +1,4 @@
-"""Validate parity.json (schema_version 2) and say exactly where and what is wrong.
+"""Validate parity.json (schema_version 2 or 3) and say exactly where and what is wrong.
 
 Two layers: the shipped JSON Schema (`harness/report/parity.schema.json`) for shapes and
 types, then the cross-references a schema cannot express (matrix cells name existing
@@ -29,12 +29,17 @@ __all__ = [
 
 SCHEMA_PATH = Path(__file__).with_name("parity.schema.json")
 
-#: Matrix cell statuses, in display order (also the summary's keys).
-STATUSES: tuple[str, ...] = ("agree", "documented", "unexpected", "stale", "unsupported", "unavailable")
+#: Matrix cell statuses, in display order (also the summary's keys; ``empty``, a check that
+#: compared nothing, and ``not-run``, the cells an interrupted run never reached, from
+#: schema_version 3).
+STATUSES: tuple[str, ...] = ("agree", "documented", "unexpected", "stale", "unsupported", "empty", "unavailable",
+                            "not-run")
+#: the versions this tokconf reads; it writes the last
+VERSIONS: tuple[int, ...] = (2, 3)
 
 
 class ParityValidationError(ValueError):
-    """parity.json does not match schema_version 2; ``path`` is the JSON path of the fault."""
+    """parity.json does not match its schema; ``path`` is the JSON path of the fault."""
 
     def __init__(self, path: str | None, problem: str, *, source: str | None = None) -> None:
         self.path = path  # None: the file itself (missing, unreadable, not JSON)
@@ -71,14 +76,16 @@ def parity_schema() -> dict[str, Any]:
 
 
 def validate_parity(data: Any, *, source: str | None = None) -> None:
-    """Raise :class:`ParityValidationError` unless ``data`` is a valid schema_version 2 run."""
-    if isinstance(data, dict) and "schema_version" in data and data["schema_version"] != 2:
+    """Raise :class:`ParityValidationError` unless ``data`` is a valid schema_version 2 or 3 run."""
+    if isinstance(data, dict) and "schema_version" in data and data["schema_version"] not in VERSIONS:
         raise ParityValidationError(
             "$.schema_version",
-            f"found {_short(data['schema_version'])}, expected 2; this tokconf reads schema_version 2 "
+            f"found {_short(data['schema_version'])}, expected 2 or 3; this tokconf reads schema_version 2 and 3 "
             "only (re-run `tokconf run` with this version, or use the tokconf that wrote the file)",
             source=source,
         )
+    if isinstance(data, dict) and data.get("schema_version") == 3 and "verdict" not in data:
+        raise ParityValidationError("$", "missing required key(s) 'verdict' (schema_version 3)", source=source)
     validator = jsonschema.Draft202012Validator(parity_schema())
     error = best_match(validator.iter_errors(data))
     if error is not None:
@@ -197,6 +204,14 @@ def _check_references(data: dict[str, Any], *, source: str | None) -> None:
                  f"divergence {divergence['id']!r} is not listed by its matrix cell "
                  f"$.matrix[{_short(divergence['adapter'])}][{_short(divergence['check'])}].divergences")
     for status in STATUSES:
-        if data["summary"][status] != counts[status]:
-            fail(["summary", status], f"found {data['summary'][status]}, but the matrix has "
+        if data["summary"].get(status, 0) != counts[status]:  # runs before "empty" have none
+            fail(["summary", status], f"found {data['summary'].get(status, 0)}, but the matrix has "
                                       f"{counts[status]} cell(s) with status {status!r}")
+    if "verdict" in data:
+        from harness.report.verdict import verdict_of  # a leaf module: no cycle
+
+        decided = verdict_of(data).to_json()
+        if data["verdict"] != decided:
+            fail(["verdict"], f"found {_short(data['verdict'])}, but the run's divergences, coverage minimums, "
+                              f"lost shards and interruption decide {_short(decided)}; the verdict is computed, "
+                              "not edited (rebuild it with `tokconf run`)")

@@ -5,7 +5,8 @@ For one slice and one adapter:
 
 1. **bytes**: the adapter's ``token_bytes(id)`` must be the reference's bytes (for a
    special ID: its literal). A difference is a ``vocab-consistency`` finding of kind
-   ``token-bytes`` about that ID.
+   ``token-bytes`` about that ID (a special ID: ``special-decode``, on its literal, as
+   the vocabulary check says it).
 2. **IDs**: each text of the slice (a token's text alone, in its context, a special
    literal with every literal allowed) must encode to the reference's IDs; the
    reference itself must give back its text's bytes. Comparing is cheap; only a text
@@ -26,7 +27,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from harness.calls import Calls
-from harness.checks.base import ORDINARY, Finding
+from harness.checks.base import ORDINARY, Finding, shape
 from harness.generate.every_token import EveryTokenPlan, TokenSlice, build_plan, encode_all
 from harness.outcomes import Outcome
 from harness.run.settle import Candidate
@@ -116,6 +117,7 @@ def _compare_bytes(runner: Any, adapter: Calls, token_slice: TokenSlice) -> None
     if adapter.batches:
         adapter.prefetch([("token_bytes", (i,), False) for i in token_slice.ids])
     cell = runner.cell(adapter.name, "vocab-consistency")
+    specials = runner.selected.calls[token_slice.reference].info.special_ids
     found = 0
     for token_id, expected in zip(token_slice.ids, token_slice.pieces):
         if expected is None:
@@ -130,13 +132,19 @@ def _compare_bytes(runner: Any, adapter: Calls, token_slice: TokenSlice) -> None
         found += 1
         if found > FULL_CHECKS_PER_SLICE:
             continue
-        finding = Finding(adapter.name, "vocab-consistency", "token-bytes",
+        if token_id in specials:
+            # the vocabulary check's own finding on a special ID (same kind, its literal as
+            # the input), so what documents that one (minbpe's KeyError) documents this one
+            kind, subject = ("special-decode" if mine.is_ok else f"special-decode:{shape(mine)}"), text
+        else:
+            kind, subject = "token-bytes", ""
+        finding = Finding(adapter.name, "vocab-consistency", kind,
                           f"ID {token_id} is {mine.describe()} here, {Outcome.ok(expected).describe()} in "
-                          f"{token_slice.reference}", "",
+                          f"{token_slice.reference}", subject,
                           outcomes=((adapter.name, mine), (token_slice.reference, Outcome.ok(expected))),
                           decode_ids=(token_id,), shrinkable=False)
         # judged like a vocabulary finding: on its ID, without shrinking
-        runner._pending.append(Candidate(finding, ORDINARY, token_slice.reference, "generated", None))
+        runner.pending.append(Candidate(finding, ORDINARY, token_slice.reference, "generated", None))
 
 
 def run_phase(runner: Any) -> int:

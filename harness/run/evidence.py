@@ -8,7 +8,9 @@ Given a (shrunk) :class:`~harness.checks.base.Finding`, :func:`gather` collects
 - the token pieces of each ID list (``visible_bytes`` of ``token_bytes``) and their hex;
 - the merge rounds of the adapters that can trace;
 - the command that reproduces it: ``tokconf encode --escapes --impl A --impl B -- '...'``
-  (``tokconf decode`` for divergences about given IDs), with the ``--plugin`` flags an
+  (``tokconf decode`` for divergences about given IDs; ``tokconf call --check CHECK --kind
+  KIND`` for the checks whose difference ``encode`` does not show: the API surface, error
+  types, policies, batches, streams, pre-tokenization), with the ``--plugin`` flags an
   adapter from a plugin needs and the flags of the policy it was seen under;
 - for an adapter in another language, its own short program that shows the divergence
   without tokconf (:func:`foreign_snippet`: two lines of Node for a JavaScript adapter).
@@ -32,6 +34,12 @@ __all__ = ["Evidence", "gather", "plugin_target", "reproduce_command", "special_
 #: Checks whose divergences are about how text became IDs: a differing chunk means something.
 _CHUNK_CHECKS = frozenset({"id-parity", "vocab-consistency", "expected", "error-category"})
 _MAX_TRACE_ROUNDS = 300
+#: checks whose reproduce command is ``tokconf call`` (the operation it shows), because the
+#: difference is not in ``encode``'s IDs and error categories
+_CALL_OPERATION = {"api-surface": "api_surface", "error-category": "encode", "special-policy": "encode",
+                   "encode-ordinary": "encode_ordinary", "batch": "encode_batch", "stream-decode": "encode",
+                   "pretokenize-coverage": "pretokenize", "per-token-decode": "encode", "round-trip": "encode",
+                   "vocab-consistency": "encode"}
 
 
 @dataclass(frozen=True)
@@ -72,6 +80,32 @@ def reproduce_command(finding: Finding, adapter: Calls, reference: Calls) -> str
     if vocab_dir_flag() is not None:
         selecting += ["--vocab-dir", vocab_dir_flag()]
     parts: list[str] = ["tokconf"]
+    # a case's expected error type (AssertionError where ValueError is expected): only the
+    # native types differ, which `tokconf call` compares and `encode` does not
+    expected_error = finding.check == "expected" and finding.kind.startswith("error:") and adapter is not reference
+    # the check re-derives any IDs from the text, so a decode finding with a text is judged too
+    if (finding.check in _CALL_OPERATION or expected_error) and len(finding.text) < LONG_TEXT_CHARS and (
+            finding.text or finding.decode_ids is None or finding.check == "vocab-consistency"):
+        # `encode` compares IDs and error categories only: these differences need the
+        # same path, judged by the same check (harness.cli.call_cmd)
+        operation = _CALL_OPERATION.get(finding.check, "encode")
+        if finding.check == "vocab-consistency" and finding.decode_ids is not None:
+            operation = "decode_bytes"
+        parts += ["call", "--escapes", *selecting]
+        for target in plugins:
+            parts += ["--plugin", target]
+        for name in names:
+            parts += ["--impl", name]
+        if not expected_error:  # the expected check needs its case: the outcomes are compared
+            parts += ["--check", finding.check, "--kind", finding.kind]
+        parts += policy_flags(finding.policy)
+        if operation == "api_surface":
+            for path in _surface_paths(finding.kind):
+                parts += ["--path", path]
+        arguments = [str(i) for i in finding.decode_ids or ()] if operation == "decode_bytes" else [
+            escape_text(finding.text, runs=True)]
+        parts += [operation, "--", *arguments]
+        return " ".join(shlex.quote(p) for p in parts)
     decode_ids = finding.decode_ids
     if decode_ids is None and _about_decoding(finding) and adapter is not reference \
             and adapter.info.encoding == reference.info.encoding:
@@ -107,6 +141,16 @@ def reproduce_command(finding: Finding, adapter: Calls, reference: Calls) -> str
     return " ".join(shlex.quote(p) for p in parts)
 
 
+def _surface_paths(kind: str) -> list[str]:
+    """The API paths an api-surface kind names (``inconsistent:a~b:...``, ``changed:a:...``).
+
+    >>> _surface_paths("inconsistent:encode_batch~encode:ok|raised"), _surface_paths("changed:_encode_bytes:a|b")
+    (['encode_batch', 'encode'], ['_encode_bytes'])
+    """
+    parts = kind.split(":")
+    return [p for p in parts[1].split("~") if p] if len(parts) >= 3 else []
+
+
 def _writer(text: str) -> str | None:
     """A shell command that writes ``text`` exactly (UTF-8, surrogates passed) to stdout,
     if it is one repeated run between short ends (else None).
@@ -114,7 +158,7 @@ def _writer(text: str) -> str | None:
     >>> print(_writer("x" + " " * 20000))
     python3 -c 'import sys; sys.stdout.buffer.write(("x" + " " * 20000).encode("utf-8", "surrogatepass"))'
     """
-    from harness.report.bounds import as_generated
+    from harness.generate.shrink import as_generated
 
     generated = as_generated(text)
     if generated is None:

@@ -28,7 +28,7 @@ from harness.checks import run_text_check
 from harness.checks.base import ORDINARY, Subject
 from harness.generate.long_inputs import LongOptions, long_text
 
-__all__ = ["LongUnit", "describe_reach", "run_unit"]
+__all__ = ["LongUnit", "describe_reach", "long_units", "reach_notes", "run_unit"]
 
 #: the probe's length
 PROBE_CHARS = 1_000
@@ -45,6 +45,27 @@ class LongUnit:
     adapters: tuple[str, ...]
     reference: str
     options: LongOptions
+
+
+def long_units(selected: Any, options: LongOptions) -> list[LongUnit]:
+    """One unit per (encoding, kind): the encoding's open-vocabulary adapters, reference first."""
+    units = []
+    for encoding in selected.encodings():
+        reference = selected.reference_for(encoding).name
+        names = [a.name for a in selected.group(encoding) if a.info.capabilities.alphabet is None]
+        if reference not in names:
+            continue  # a closed vocabulary has no long runs of these characters
+        names = [reference] + [n for n in names if n != reference]
+        units += [LongUnit(kind, tuple(names), reference, options) for kind in options.kinds]
+    return units
+
+
+def reach_notes(runner: Any, options: LongOptions) -> None:
+    """Add a note to ``runner`` for each adapter that fell short of the largest size."""
+    for name in sorted(runner.long_reach):
+        note = describe_reach(name, runner.long_reach[name], max(options.lengths))
+        if note is not None and note not in runner.notes:
+            runner.notes.append(note)
 
 
 def predict(previous: tuple[int, float] | None, last: tuple[int, float], length: int) -> float:

@@ -3,8 +3,9 @@
 The runner's per-input work (the vocabulary check of one adapter, a case over its
 adapters, a generated text over the adapters whose budget reaches it) is cut into
 **units**. Each unit runs on a *fresh* copy of the runner's state (an empty matrix, no
-records, no pending findings, no documentation: :func:`_fresh`) and hands back what it
-added, a :class:`Delta`. The parent applies the deltas **in unit order** (:func:`merge`),
+records, no pending findings, no documentation: :meth:`~harness.run.runner.Runner.fresh`)
+and hands back what it added, a :class:`~harness.run.deltas.Delta`. The parent applies
+the deltas **in unit order** (:meth:`~harness.run.runner.Runner.apply`),
 whichever process finished first, so the matrix, the divergences and their order are
 those of ``--jobs 1``, which runs the very same units in process. Shrinks are
 independent of each other and run as a flat list (:meth:`Jobs.shrink_many`; the settling
@@ -23,23 +24,20 @@ unit's checks run, every input's usual calls go to each worker in one frame.
 
 from __future__ import annotations
 
-import copy
 import multiprocessing
 import signal
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from harness.calls import Calls
 from harness.cases.model import Case, Policy
 from harness.checks.structure import batch_texts
 from harness.checks.base import Finding
-from harness.run.judging import Documentation
-from harness.run.result import Cell, DivergenceRecord
+from harness.run.deltas import Delta, delta_of, judge_delta, merge
 
 __all__ = ["CASES_PER_TASK", "Delta", "GeneratedUnit", "Jobs", "JobsBroken", "TEXTS_PER_TASK", "chunked",
-           "judge_delta", "merge", "prefetch_requests"]
+           "judge_delta", "merge", "prefetch_requests", "run_task"]
 
 #: Units per task sent to a process: small enough to balance, big enough to batch.
 CASES_PER_TASK = 24
@@ -53,81 +51,6 @@ _RUNNER: Any = None  # the runner a forked process works for (inherited, never p
 
 class JobsBroken(Exception):
     """A ``--jobs`` process died: an in-process adapter crashed it (isolate it)."""
-
-
-@dataclass
-class Delta:
-    """What one task added to a runner's state."""
-
-    matrix: dict[str, dict[str, Cell]] = field(default_factory=dict)
-    records: list[DivergenceRecord] = field(default_factory=list)
-    pending: list[Any] = field(default_factory=list)
-    #: the documentation's absorbers, each pointing at a record of ``records`` (one pickle
-    #: keeps that identity across processes)
-    absorbers: list[Any] = field(default_factory=list)
-    vocab_findings: dict[str, list[Finding]] = field(default_factory=dict)
-    #: adapter -> long-input kind -> largest length checked
-    long_reach: dict[str, dict[str, int]] = field(default_factory=dict)
-    #: the runner's per-input outcomes (``Runner.inputs``)
-    inputs: dict[Any, dict] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-    #: what the task's inputs exercised (``Collector.observations``)
-    coverage: dict[str, Any] = field(default_factory=dict)
-
-
-def _fresh(runner: Any) -> Any:
-    """A shallow copy of ``runner`` with empty state of its own (adapters shared)."""
-    sub = copy.copy(runner)
-    sub.matrix = {}
-    sub.records = []
-    sub._pending = []
-    sub._settler = None
-    sub.documentation = Documentation()
-    sub.notes = list(runner.notes)
-    sub.inputs = {}
-    sub.coverage = runner.coverage.fresh()
-    return sub
-
-
-def _delta(sub: Any, notes_before: int, *, vocab_findings: dict[str, list[Finding]] | None = None) -> Delta:
-    return Delta(matrix=sub.matrix, records=sub.records, pending=sub._pending,
-                 absorbers=list(sub.documentation.absorbers), vocab_findings=vocab_findings or {},
-                 notes=sub.notes[notes_before:], inputs=sub.inputs, coverage=sub.coverage.observations())
-
-
-def merge(runner: Any, delta: Delta) -> None:
-    """Apply ``delta`` to ``runner`` (in unit order: that is what makes runs repeatable)."""
-    for adapter, row in delta.matrix.items():
-        for check, cell in row.items():
-            mine = runner.cell(adapter, check)
-            mine.inputs += cell.inputs
-            mine.unsupported += cell.unsupported
-            mine.explained += cell.explained
-            mine.divergences.extend(cell.divergences)
-    runner.records.extend(delta.records)
-    runner._pending.extend(delta.pending)
-    for a in delta.absorbers:
-        runner.documentation.add(a.adapter, a.check, a.kind, a.text, domain=a.domain, record=a.record)
-    runner.vocab_findings.update(delta.vocab_findings)
-    for key, entry in delta.inputs.items():
-        runner.inputs.setdefault(key, {**entry, "outcomes": {}})["outcomes"].update(entry["outcomes"])
-    for adapter, kinds in delta.long_reach.items():
-        runner.long_reach.setdefault(adapter, {}).update(kinds)
-    runner.coverage.add(delta.coverage, runner.selected.calls)
-    for note in delta.notes:
-        if note not in runner.notes:
-            runner.notes.append(note)
-
-
-def judge_delta(runner: Any, delta: Delta) -> list[DivergenceRecord]:
-    """Apply one case's delta (run ahead, in parallel) and judge it at once, as
-    :meth:`harness.run.runner.Runner.run_case_judged` does for a case run now."""
-    before = len(runner.records)
-    pending_before = len(runner._pending)
-    merge(runner, delta)
-    mine = runner._pending[pending_before:]
-    del runner._pending[pending_before:]
-    return runner.records[before:] + runner.settle(mine)
 
 
 # -- what the adapters are asked ahead -------------------------------------------------------
@@ -165,7 +88,7 @@ def _prefetch(items: Iterable[tuple[Calls, str, Policy]]) -> None:
 def _case_task(task: tuple[Sequence[Case], dict[str, list[Finding]]]) -> Delta:
     cases, vocab_findings = task
     runner = _RUNNER
-    sub = _fresh(runner)
+    sub = runner.fresh()
     # found after the processes forked: what the documented vocabulary cases judge
     sub.vocab_findings = {**runner.vocab_findings, **vocab_findings}
     before = len(sub.notes)
@@ -173,14 +96,14 @@ def _case_task(task: tuple[Sequence[Case], dict[str, list[Finding]]]) -> Delta:
     _prefetch((calls, case.text, case.policy) for case in cases for pair in pairs[case.id] for calls in set(pair))
     for case in cases:
         sub.run_case(case)
-    return _delta(sub, before)
+    return delta_of(sub, before)
 
 
 def _generated_task(units: Sequence[GeneratedUnit]) -> Delta:
     from harness.checks.base import ORDINARY
 
     runner = _RUNNER
-    sub = _fresh(runner)
+    sub = runner.fresh()
     before = len(sub.notes)
     calls = sub.selected.calls
     _prefetch((calls[name], text, ORDINARY) for text, names, reference, _ in units for name in {*names, reference})
@@ -191,14 +114,14 @@ def _generated_task(units: Sequence[GeneratedUnit]) -> Delta:
             c.reset()
         for adapter in active:
             sub.run_generated_input(text, adapter, ref, trace=trace)
-    return _delta(sub, before)
+    return delta_of(sub, before)
 
 
 def _vocab_task(names: Sequence[str]) -> Delta:
     from harness.checks import check_vocab
 
     runner = _RUNNER
-    sub = _fresh(runner)
+    sub = runner.fresh()
     before = len(sub.notes)
     found: dict[str, list[Finding]] = {}
     for name in names:
@@ -206,19 +129,19 @@ def _vocab_task(names: Sequence[str]) -> Delta:
         report = check_vocab(adapter, sub.selected.reference_for(adapter.info.encoding))
         sub.cell(name, "vocab-consistency").inputs += report.inputs
         found[name] = report.sorted_findings()
-    return _delta(sub, before, vocab_findings=found)
+    return delta_of(sub, before, vocab_findings=found)
 
 
 def _long_task(units: Sequence[Any]) -> Delta:
     from harness.run.long_tier import run_unit
 
-    sub = _fresh(_RUNNER)
+    sub = _RUNNER.fresh()
     before = len(sub.notes)
     reach: dict[str, dict[str, int]] = {}
     for unit in units:
         for adapter, length in run_unit(sub, unit).items():
             reach.setdefault(adapter, {})[unit.kind] = length
-    delta = _delta(sub, before)
+    delta = delta_of(sub, before)
     delta.long_reach = reach
     return delta
 
@@ -226,11 +149,11 @@ def _long_task(units: Sequence[Any]) -> Delta:
 def _every_token_task(units: Sequence[Any]) -> Delta:
     from harness.run.every_token import run_slice
 
-    sub = _fresh(_RUNNER)
+    sub = _RUNNER.fresh()
     before = len(sub.notes)
     for token_slice, names in units:
         run_slice(sub, token_slice, names)
-    return _delta(sub, before)
+    return delta_of(sub, before)
 
 
 def _shrink_task(work: Sequence[tuple[Any, int, float | None]]) -> list[tuple[Finding, bool]]:
@@ -258,6 +181,15 @@ TASKS: dict[str, Callable[[Sequence[Any]], Any]] = {
 
 
 def _run_task(kind: str, units: Sequence[Any]) -> Any:
+    return TASKS[kind](units)
+
+
+def run_task(runner: Any, kind: str, units: Sequence[Any]) -> Any:
+    """One task of ``kind`` (vocab, cases, generated, long, shrink, pool) for ``runner``,
+    in this process: what a ``--jobs`` process and a Dask worker run. Returns its
+    :class:`Delta` (a list of results for ``shrink`` and ``pool``)."""
+    global _RUNNER
+    _RUNNER = runner
     return TASKS[kind](units)
 
 
@@ -295,6 +227,9 @@ class Jobs:
             self.jobs = 1
             self.note = f"--jobs {self.requested} needs the fork start method, which this platform lacks; ran with 1"
         self._pool: ProcessPoolExecutor | None = None
+        #: runs tasks elsewhere (a Dask cluster: ``backend(kind, tasks, expected=adapter names)``
+        #: yields their results in task order); None: this process or the forked ones
+        self.backend: Callable[..., Iterator[Any]] | None = None
         #: the adapters the processes were forked with: a new one means forking again
         self._forked_with: tuple[str, ...] = ()
 
@@ -307,7 +242,7 @@ class Jobs:
         progress(0)  # the phase has started (a progress bar shows it before the first task ends)
         try:
             for done, delta in enumerate(self._results(kind, tasks)):
-                merge(self.runner, delta)
+                self.runner.apply(delta)
                 progress(done + 1)
         except BaseException:
             self.close(terminate=True)  # interrupted: do not wait for the tasks running
@@ -334,6 +269,9 @@ class Jobs:
     def _results(self, kind: str, tasks: Sequence[Sequence[Any]]) -> Iterator[Any]:
         global _RUNNER
         _RUNNER = self.runner
+        if self.backend is not None:
+            yield from self.backend(kind, tasks, expected=tuple(sorted(self.runner.selected.calls)))
+            return
         if self.jobs == 1 or len(tasks) <= 1:
             for task in tasks:
                 yield _run_task(kind, task)

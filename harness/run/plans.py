@@ -8,6 +8,7 @@ budgets alone, never from what ran before, so ``--jobs N`` runs the same units.
 
 from __future__ import annotations
 
+import random
 import zlib
 from typing import Any
 
@@ -17,7 +18,7 @@ from harness.run.coverage import trace_indices
 from harness.run.parallel import GeneratedUnit
 from harness.run.selection import Selected
 
-__all__ = ["PoolPlan", "pool_specs", "steered_units", "units_of"]
+__all__ = ["PoolPlan", "pool_specs", "prepare_pools", "steered_units", "steers", "units_of"]
 
 #: (pool, the adapters that take it, their reference)
 PoolPlan = tuple[Pool, list[Calls], Calls]
@@ -43,8 +44,43 @@ def pool_specs(selected: Selected, *, profile: str, max_examples: int, seed: int
         for adapter in group:
             if adapter.info.capabilities.alphabet is not None:
                 out.append(({"alphabet": adapter.info.capabilities.alphabet, "max_examples": max_examples,
-                             "seed": mixed, "cache": cache}, [adapter], reference))
+                             "seed": mixed, "cache": cache, "words": adapter.info.capabilities.words},
+                            [adapter], reference))
     return out
+
+
+def prepare_pools(runner: Any, options: Any) -> list[PoolPlan]:
+    """The generated phase's pools (built on the runner's executor) and each adapter's share
+    of them; sets the runner's profile, seed, size and budgets, which the report shows.
+    ``options``: a :class:`harness.run.runner.GenerationOptions`."""
+    from harness.generate.budget import declared_share, pool_budget
+    from harness.generate.strategies import profile_settings, resolve_profile
+
+    runner.generated = True
+    runner.profile = resolve_profile(options.profile)
+    profile = profile_settings(runner.profile)
+    runner.max_examples = options.max_examples if options.max_examples is not None else profile.max_examples
+    if options.seed is not None:
+        runner.seed = options.seed
+    else:
+        runner.seed = 0 if profile.derandomize else random.SystemRandom().randrange(2**32)
+    planned = pool_specs(runner.selected, profile=runner.profile, max_examples=runner.max_examples,
+                         seed=runner.seed, cache=profile.derandomize)
+    pools: list[Pool] = runner.jobs.map("pool", [spec for spec, _, _ in planned])
+    plans = [(pool, adapters, reference) for pool, (_, adapters, reference) in zip(pools, planned)]
+    for pool, adapters, _ in plans:
+        for adapter in adapters:
+            # declared, never timed (issue 20): the same inputs on a loaded machine
+            runner.budgets[adapter.name] = pool_budget(adapter, pool, max_examples=runner.max_examples)
+            runner.shares[adapter.name] = declared_share(adapter, pool, runner.budgets[adapter.name])
+    return plans
+
+
+def steers(profile: str) -> bool:
+    """Whether the profile adds coverage-steered inputs once the pools have run."""
+    from harness.generate.pools import FIXED_SETS
+
+    return "steer" in FIXED_SETS.get(profile, ())
 
 
 def units_of(plans: list[PoolPlan], budgets: dict[str, int]) -> list[GeneratedUnit]:

@@ -17,8 +17,11 @@ from harness.provenance import Provenance
 
 __all__ = ["AdapterRow", "Cell", "DivergenceRecord", "RunResult", "STATUSES"]
 
-#: Cell statuses, in the order the summary counts them.
-STATUSES: tuple[str, ...] = ("agree", "documented", "unexpected", "stale", "unsupported", "unavailable")
+#: Cell statuses, in the order the summary counts them (``empty``: a check that compared
+#: nothing; ``not-run``: a cell an interrupted run never reached; neither may look like an
+#: agreement).
+STATUSES: tuple[str, ...] = ("agree", "documented", "unexpected", "stale", "unsupported", "empty", "unavailable",
+                            "not-run")
 
 DivergenceStatus = Literal["documented", "unexpected", "stale"]
 
@@ -55,24 +58,31 @@ class Cell:
     explained: int = 0
     unavailable: bool = False
     divergences: list["DivergenceRecord"] = field(default_factory=list)
+    #: the run was interrupted before this cell saw anything (:meth:`RunResult.mark_not_run`)
+    not_run: bool = False
 
     @property
     def status(self) -> str:
-        """unavailable > unexpected > stale > documented > unsupported (nothing ran) > agree.
+        """unavailable > unexpected > stale > documented > unsupported > empty > agree.
+
+        A cell that compared nothing is never ``agree``: ``unsupported`` when the adapter
+        lacked what the check needs, ``empty`` when no input applied (issue 21).
 
         >>> Cell().status, Cell(unsupported=3).status, Cell(inputs=2, unsupported=1).status
-        ('agree', 'unsupported', 'agree')
+        ('empty', 'unsupported', 'agree')
         """
         if self.unavailable:
             return "unavailable"
+        if self.not_run:
+            return "not-run"
         kinds = {d.status for d in self.divergences}
         for status in ("unexpected", "stale", "documented"):
             if status in kinds:
                 return status
         if self.explained:
             return "documented"
-        if self.inputs == 0 and self.unsupported > 0:
-            return "unsupported"
+        if self.inputs == 0:
+            return "unsupported" if self.unsupported > 0 else "empty"
         return "agree"
 
 
@@ -101,6 +111,8 @@ class DivergenceRecord:
     symptoms: list[tuple[str, str, str]] = field(default_factory=list)
     #: unexpected: how many findings shrank to (or contained) this input
     occurrences: int = 1
+    #: unexpected: a few inputs, as found, of the findings grouped under this cause
+    examples: list[str] = field(default_factory=list)
     #: documented: how many findings elsewhere in the run it explained, and a few of them
     absorbed: int = 0
     absorbed_examples: list[str] = field(default_factory=list)
@@ -118,6 +130,12 @@ class DivergenceRecord:
         self.symptoms.append((check, kind, detail))
         self.symptoms.sort(key=lambda s: CHECKS.index(s[0]) if s[0] in CHECKS else 99)
         return True
+
+    def add_example(self, text: str) -> None:
+        """Keep up to three distinct found inputs besides the minimal one (they show what
+        the grouping merged)."""
+        if text != self.text and text not in self.examples and len(self.examples) < 3:
+            self.examples.append(text)
 
     def sort_key(self) -> tuple[object, ...]:
         order = {"unexpected": 0, "stale": 1, "documented": 2}
@@ -139,6 +157,8 @@ class RunResult:
     seed: int | None
     max_examples: int
     budgets: dict[str, int] = field(default_factory=dict)
+    #: adapter -> its declared share of the generated pool and what it skipped
+    shares: dict[str, dict[str, int]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     #: set when the run was interrupted: {"reason": ..., "phase": ...}
     incomplete: dict[str, str] | None = None
@@ -146,6 +166,17 @@ class RunResult:
     inputs: dict = field(default_factory=dict)
     #: adapter -> what its inputs exercised (harness.run.coverage.Collector.summary)
     coverage: dict[str, dict] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.incomplete:
+            self.mark_not_run()
+
+    def mark_not_run(self) -> None:
+        """An interrupted run: a cell that saw nothing was not reached, not agreed with."""
+        for row in self.matrix.values():
+            for cell in row.values():
+                if not (cell.inputs or cell.unsupported or cell.explained or cell.divergences):
+                    cell.not_run = True
 
     def summary(self) -> dict[str, int]:
         counts = dict.fromkeys(STATUSES, 0)

@@ -25,8 +25,8 @@ Flow (``tokconf run`` calls the phases in order; the pytest plugin uses the piec
      declares; otherwise it is **unexpected** (fails). Adapter-level declarations
      (``declared:<policy>``) stay adapter-wide. Generated inputs never create
      documented or stale entries themselves;
-   - an input outside a closed vocabulary's domain (``in_domain`` false for the adapter
-     or its reference) is not counted at all, unless a case documents a divergence on it.
+   - an input outside a closed vocabulary's domain is not checked (unless a case
+     documents a divergence on it); the notes count them (:mod:`harness.run.domain_tally`).
 
 5. **grouping and evidence**: unexpected findings of one adapter that shrink to the same
    input are one divergence with several symptoms; distinct minimal inputs stay distinct
@@ -35,35 +35,39 @@ Flow (``tokconf run`` calls the phases in order; the pytest plugin uses the piec
 Adapter calls go through :class:`harness.calls.Calls` (pure data in and out), so one
 adapter's failure is an Outcome, never an exception that stops the run.
 
-Phases 1 to 3 are cut into units, and shrinking into independent shrinks, that
-:class:`harness.run.parallel.Jobs` runs in this process or over ``--jobs N`` forked
-processes; results are merged in unit order, so the result is the same either way.
+Phases are cut into units, and shrinking into independent shrinks, that
+:class:`harness.run.parallel.Jobs` runs in this process, over ``--jobs N`` forked
+processes or on Dask (:meth:`Runner.use_executor`). A unit runs on :meth:`Runner.fresh`
+and hands back a :class:`~harness.run.deltas.Delta`; :meth:`Runner.apply` merges deltas
+in unit order, so the result is the same either way. That, with :attr:`Runner.pending`
+and :meth:`Runner.settle`, is the runner's public contract.
 """
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
-from harness.generate.budget import pool_budget
 from harness.calls import Calls
 from harness.cases.model import CHECKS, Case, DocumentedDivergence, Policy
 from harness.cases.loader import adapter_matches, case_applies_to, documented_for
 from harness.checks.base import AGREE, ORDINARY, SKIP, UNSUPPORTED, Finding, Result, Subject, declared_policy
 from harness.checks import TEXT_CHECKS, run_text_check
+from harness.run.deltas import fresh, merge
+from harness.run.domain_tally import DomainTally
 from harness.run.evidence import gather
+from harness.run.ids import assign_ids
 from harness.run.judging import Documentation
-from harness.run.long_tier import LongUnit, describe_reach
+from harness.run.long_tier import long_units, reach_notes
 from harness.run.parallel import CASES_PER_TASK, TEXTS_PER_TASK, GeneratedUnit, Jobs, chunked
 from harness.run.result import Cell, DivergenceRecord, RunResult
 from harness.run.selection import Selected, SelectionError
 from harness.run.settle import DEFAULT_SHRINK_SECONDS, Candidate, Settler
 from harness.generate.long_inputs import LongOptions
-from harness.generate.pools import FIXED_SETS, Pool
-from harness.generate.strategies import profile_settings, resolve_profile
+from harness.generate.strategies import resolve_profile
 from harness.run.coverage import Collector
-from harness.run.plans import pool_specs, steered_units, units_of
+from harness.run.choice import case_adapter_names  # re-exported: the plugin and older callers import it here
+from harness.run.plans import prepare_pools, steered_units, steers, units_of
 
 __all__ = ["GENERATED_CHECKS", "Candidate", "GenerationOptions", "Runner", "case_adapter_names"]
 
@@ -80,16 +84,6 @@ class GenerationOptions:
     max_examples: int | None = None
     #: seconds of checking one adapter may take; slower adapters get fewer examples
     time_budget_s: float = 12.0
-
-
-def case_adapter_names(cases: Iterable[Case]) -> list[str]:
-    """Adapter names the cases spell out exactly (fixtures such as ``gpt2-encoder:DIR``)."""
-    names: list[str] = []
-    for case in cases:
-        for name in (*(case.adapters or ()), *((case.reference,) if case.reference else ())):
-            if name not in names:
-                names.append(name)
-    return names
 
 
 class Runner:
@@ -111,9 +105,12 @@ class Runner:
         self.records: list[DivergenceRecord] = []
         self.documentation = Documentation()
         self._settler: Settler | None = None
-        self._pending: list[Candidate] = []
+        #: findings not judged yet (:meth:`settle` judges them)
+        self.pending: list[Candidate] = []
         self.vocab_findings: dict[str, list[Finding]] = {}
         self.budgets: dict[str, int] = {}
+        #: adapter -> its declared share of the generated pool (generate.budget.declared_share)
+        self.shares: dict[str, dict[str, int]] = {}
         self.notes: list[str] = list(selected.notes)
         #: (text, policy) -> {"origin", "case", "outcomes": {adapter: encode Outcome}}: what
         #: each adapter answered on each input, so ``tokconf diff`` can compare runs input by input
@@ -129,6 +126,23 @@ class Runner:
         #: adapter -> long-input kind -> the largest length checked (``run_long``)
         self.long_reach: dict[str, dict[str, int]] = {}
         self.coverage = Collector(reference_pattern=self._reference_pattern)
+        self.out_of_domain = DomainTally()  #: inputs outside each closed vocabulary's domain
+
+    def fresh(self) -> "Runner":
+        """A copy with empty state of its own (adapters shared): what a unit runs on."""
+        sub = fresh(self)
+        sub._settler = None  # a settler of its own, made when it first settles
+        return sub
+
+    def apply(self, delta: Any) -> None:
+        """Merge a unit's :class:`~harness.run.deltas.Delta` (in unit order: repeatable runs)."""
+        merge(self, delta)
+
+    def use_executor(self, executor: Any) -> None:
+        """Run units and shrinks on ``executor`` (a Dask client: :mod:`harness.scale.executor`),
+        or again on this runner's own ``--jobs`` processes (None)."""
+        self.shrink_many = executor.shrink_many if executor is not None else None
+        self.jobs.backend = executor.units if executor is not None else None
 
     def _reference_pattern(self, encoding: str) -> str | None:
         name = self.selected.references.get(encoding)
@@ -168,15 +182,20 @@ class Runner:
 
     def run_cases(self, cases: list[Case]) -> None:
         self.phase = "cases"
-        for case in cases:
-            if case.reference:
-                self._case_reference(case)  # built here, before any --jobs process forks
-        tasks = [(chunk, self._vocab_for(chunk)) for chunk in chunked(cases, CASES_PER_TASK)]
+        self.add_case_references(cases)  # built here, before any --jobs process forks
+        tasks = [(chunk, self.vocab_for(chunk)) for chunk in chunked(cases, CASES_PER_TASK)]
         total = len(cases)
         self.jobs.run("cases", tasks,
                       progress=lambda n: self.progress("cases", min(total, n * CASES_PER_TASK), total))
 
-    def _vocab_for(self, cases: Iterable[Case]) -> dict[str, list[Finding]]:
+    def add_case_references(self, cases: Iterable[Case]) -> None:
+        """Build the cases' own references now: a case runs on every adapter it applies to,
+        and one added later would miss the cases before it."""
+        for case in cases:
+            if case.reference:
+                self._case_reference(case)
+
+    def vocab_for(self, cases: Iterable[Case]) -> dict[str, list[Finding]]:
         """The vocabulary findings these cases' documented vocabulary divergences judge."""
         wanted = {d for case in cases for d in case.documented if d.check == "vocab-consistency"}
         return {name: found for name, found in self.vocab_findings.items()
@@ -234,7 +253,7 @@ class Runner:
 
     def _run_pair(self, case: Case, adapter: Calls, reference: Calls) -> None:
         self._note_input(case.text, case.policy, adapter, "case", case.id)
-        in_domain = adapter.in_domain(case.text) and reference.in_domain(case.text)
+        in_domain = self.out_of_domain.inside(adapter, reference, case.text)
         for check in TEXT_CHECKS:
             result = run_text_check(check, Subject(case.text, case.policy, adapter, reference, case))
             self._judge_case(case, adapter, reference, check, result, in_domain)
@@ -248,14 +267,14 @@ class Runner:
         doc = documented_for(case, adapter.name, check, adapter.info.declares_like)
         cell = self.cell(adapter.name, check)
         if isinstance(result, Finding):
-            if doc is not None and doc.kind in (None, result.kind):
+            if doc is not None and doc.accepts(result.kind):
                 cell.inputs += 1
                 record = self.record(result, adapter, reference, status="documented", origin="case", case=case.id, doc=doc)
                 self.documentation.add(adapter.name, check, result.kind, case.text, domain=doc.domain, record=record)
                 return
             if in_domain:
                 cell.inputs += 1
-                self._pending.append(Candidate(result, case.policy, reference.name, "case", case.id))
+                self.pending.append(Candidate(result, case.policy, reference.name, "case", case.id))
             if doc is not None:  # it declared another kind: that one did not reproduce
                 self._record_stale(case, adapter, reference, check, doc, result)
             return
@@ -271,7 +290,7 @@ class Runner:
         if not findings:
             self._record_stale(case, adapter, reference, "vocab-consistency", doc, AGREE)
             return
-        matching = [f for f in findings if doc.kind in (None, f.kind)]
+        matching = [f for f in findings if doc.accepts(f.kind)]
         if not matching:
             self._record_stale(case, adapter, reference, "vocab-consistency", doc, AGREE)
             return
@@ -296,23 +315,9 @@ class Runner:
 
     def run_generated(self, options: GenerationOptions = GenerationOptions()) -> None:
         self.phase = "generated"
-        self.generated = True
-        self.profile = resolve_profile(options.profile)
-        profile = profile_settings(self.profile)
-        self.max_examples = options.max_examples if options.max_examples is not None else profile.max_examples
-        if options.seed is not None:
-            self.seed = options.seed
-        else:
-            self.seed = 0 if profile.derandomize else random.SystemRandom().randrange(2**32)
-        planned = pool_specs(self.selected, profile=self.profile, max_examples=self.max_examples,
-                             seed=self.seed, cache=profile.derandomize)
-        pools: list[Pool] = self.jobs.map("pool", [spec for spec, _, _ in planned])
-        plans = [(pool, adapters, reference) for pool, (_, adapters, reference) in zip(pools, planned)]
-        for pool, adapters, _ in plans:
-            for adapter in adapters:
-                self.budgets[adapter.name] = self._budget(adapter, pool, options.time_budget_s)
+        plans = prepare_pools(self, options)
         self._run_generated_units("generated", units_of(plans, self.budgets))
-        if "steer" in FIXED_SETS.get(self.profile, ()):
+        if steers(self.profile):
             # once every pool has run: they aim at tokens the references have not produced
             units, steered = steered_units(plans, self.budgets, self.coverage.steer, seed=self.seed)
             self._run_generated_units("steered", units)
@@ -326,7 +331,7 @@ class Runner:
         self.jobs.run("generated", tasks, progress=lambda n: self.progress(phase, sum(counts[:n]), total))
 
     def run_generated_input(self, text: str, adapter: Calls, reference: Calls, *, trace: bool = False) -> None:
-        if not (adapter.in_domain(text) and reference.in_domain(text)):
+        if not self.out_of_domain.inside(adapter, reference, text):
             return
         self._note_input(text, ORDINARY, adapter, "generated", None)
         for check in GENERATED_CHECKS:
@@ -338,29 +343,16 @@ class Runner:
                 cell.inputs += 1
             elif isinstance(result, Finding):
                 cell.inputs += 1
-                self._pending.append(Candidate(result, ORDINARY, reference.name, "generated", None))
+                self.pending.append(Candidate(result, ORDINARY, reference.name, "generated", None))
         self.coverage.observe(text, adapter, ORDINARY, trace=trace)
 
     def run_long(self, options: LongOptions = LongOptions()) -> None:
         """The long tier (:mod:`harness.run.long_tier`): each (encoding, kind) climbs the sizes."""
         self.phase = "long"
-        units = []
-        for encoding in self.selected.encodings():
-            reference = self.selected.reference_for(encoding).name
-            names = [a.name for a in self.selected.group(encoding) if a.info.capabilities.alphabet is None]
-            if reference not in names:
-                continue  # a closed vocabulary has no long runs of these characters
-            names = [reference] + [n for n in names if n != reference]
-            units += [LongUnit(kind, tuple(names), reference, options) for kind in options.kinds]
+        units = long_units(self.selected, options)
         self.long_reach = {}
         self.jobs.run("long", [[u] for u in units], progress=lambda n: self.progress("long", n, len(units)))
-        for name in sorted(self.long_reach):
-            note = describe_reach(name, self.long_reach[name], max(options.lengths))
-            if note is not None and note not in self.notes:
-                self.notes.append(note)
-
-    def _budget(self, adapter: Calls, pool: Pool, time_budget_s: float) -> int:
-        return pool_budget(adapter, pool, max_examples=self.max_examples, time_budget_s=time_budget_s)
+        reach_notes(self, options)
 
     # -- phase 4 and 5: judge, shrink, report --------------------------------------------
 
@@ -383,9 +375,9 @@ class Runner:
         """Every finding not judged yet, the vocabulary's included; the caller settles them."""
         for name, findings in self.vocab_findings.items():
             reference = self.selected.reference_for(self.selected.calls[name].info.encoding)
-            self._pending += [Candidate(f, ORDINARY, reference.name, "generated", None) for f in findings]
+            self.pending += [Candidate(f, ORDINARY, reference.name, "generated", None) for f in findings]
         self.vocab_findings = {}
-        taken, self._pending = self._pending, []
+        taken, self.pending = self.pending, []
         return taken
 
     def run_case_judged(self, case: Case, *, adapter: str | None = None) -> list[DivergenceRecord]:
@@ -397,13 +389,13 @@ class Runner:
         """
         before = len(self.records)
         pairs = [(a, r) for a, r in self.case_pairs(case) if adapter is None or a.name == adapter]
-        pending_before = len(self._pending)
+        pending_before = len(self.pending)
         for calls in {c for pair in pairs for c in pair}:
             calls.reset()
         for calls, reference in pairs:
             self._run_pair(case, calls, reference)
-        mine = self._pending[pending_before:]
-        del self._pending[pending_before:]
+        mine = self.pending[pending_before:]
+        del self.pending[pending_before:]
         judged = self.records[before:]
         return judged + self.settle(mine)
 
@@ -421,19 +413,19 @@ class Runner:
             if self._settler is not None:
                 self._settler.max_shrink_calls = 0
                 self._settler.shrink_many = None
-                self._pending[:0] = self._settler.left_over()
+                self.pending[:0] = self._settler.left_over()
         else:
             self.phase = "shrink"
         self.settle()
         self.jobs.close()
         if self.jobs.note and self.jobs.note not in self.notes:
             self.notes.append(self.jobs.note)
-        for number, record in enumerate(sorted(self.records, key=DivergenceRecord.sort_key), start=1):
-            record.id = f"d{number:04d}"
-        self.records.sort(key=lambda r: r.id)
+        self.notes += self.out_of_domain.notes()
+        assign_ids(self.records)  # from content: stable from run to run (harness.run.ids)
+        self.records.sort(key=lambda r: (r.sort_key(), r.id))
         for row in self.matrix.values():
             for cell in row.values():
-                cell.divergences.sort(key=lambda r: r.id)
+                cell.divergences.sort(key=lambda r: (r.sort_key(), r.id))
         for name in self.selected.rows:
             self.cell(name, CHECKS[0])
         return RunResult(
@@ -442,6 +434,7 @@ class Runner:
             checks=CHECKS, matrix={n: self.matrix[n] for n in sorted(self.matrix)},
             divergences=self.records, generated=self.generated, profile=self.profile,
             seed=self.seed, max_examples=self.max_examples, budgets=dict(self.budgets), notes=self.notes,
+            shares=dict(self.shares),
             incomplete=self.incomplete, inputs=self.inputs,
             coverage=self.coverage.summary(),
         )

@@ -279,6 +279,14 @@ def select(
     _require(selected, required)
     selected.choose_references(dict(references or {}))
     _require_references(selected, required)
+    if not impls and not wanted_encodings and selected.unjudged:
+        # a whole run whose built-in encoding has no reference tests far less than it
+        # seems to (issue 21: tiktoken unimportable left 29 of 37 adapters out, exit 0)
+        raise SelectionError("a built-in encoding's reference cannot run, so its adapters cannot be judged:\n"
+                             + "\n".join(f"  {why.removeprefix('not judged: ')}"
+                                          for _, why in sorted(selected.unjudged.items()))
+                             + "\nfix the reference (`tokconf list` says why it is unavailable), or narrow the "
+                               "run with --impl/--encoding to what can run")
     for encoding in selected.encodings():
         group = selected.group(encoding)
         if len(group) == 1 and encoding.startswith("hf-json:"):

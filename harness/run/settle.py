@@ -16,9 +16,11 @@ generation and the vocabulary check alike:
 Shrinking costs hundreds of adapter calls, and one systematic bug can produce hundreds of
 findings, so two shortcuts keep a run bounded without changing what it reports:
 
-- a finding whose input *contains* a minimal input already found for the same (adapter,
-  check, kind) is attributed to it without shrinking (shrinking it would find that
-  input again, or one as small);
+- a finding whose input *contains* the minimal input of an *unexpected* divergence
+  already found for the same (adapter, check, kind) is attributed to it without
+  shrinking (the run fails either way). Never so for a documented one: ``"xabZ"``
+  contains a documented ``"ab"`` but may also hold a second bug on ``"Z"``, so it is
+  shrunk, and only the absorber's own input or declared domain explains the result;
 - after :data:`SHRINKS_PER_GROUP` shrinks in one (adapter, check, kind), further
   findings are judged on their own input: a documented domain still absorbs them, and
   the rest add to the occurrences of that group's first unexpected divergence (or, if
@@ -66,6 +68,8 @@ class Recorder(Protocol):
 __all__ = ["Candidate", "DEFAULT_SHRINK_SECONDS", "Recorder", "SHRINKS_PER_GROUP", "Settler", "ShrinkMany",
            "text_size"]
 
+#: how the note on merged findings starts (one note, replaced as settling goes on)
+MERGED_NOTE = "grouping by cause: "
 #: shrinks per (adapter, check, kind) before further findings are judged unshrunk
 SHRINKS_PER_GROUP = 8
 #: seconds the shrinker may spend on one finding (``--shrink-seconds``): far above what a
@@ -121,6 +125,9 @@ class Settler:
         #: (adapter, minimal input) -> the unexpected divergence of that cause (the policy a
         #: symptom was seen under is in its detail, not in the key: one input, one cause)
         self.by_cause: dict[tuple[str, str], DivergenceRecord] = {}
+        #: shrunk findings that met an existing cause's (canonical) minimal input: each
+        #: would otherwise have been a divergence of its own (the run's notes say how many)
+        self.merged = 0
 
     def settle(self, candidates: list[Candidate]) -> list[DivergenceRecord]:
         """Settle ``candidates``; return the unexpected records created."""
@@ -138,7 +145,18 @@ class Settler:
                 created.append(record)
             self.progress(done + 1, len(ordered))
         self.unsettled = []
+        self._note_merged()
         return created
+
+    def _note_merged(self) -> None:
+        """One note, kept current across calls: how many findings grouping merged."""
+        notes = self.runner.notes
+        notes[:] = [n for n in notes if not n.startswith(MERGED_NOTE)]
+        if self.shrinks or self.by_cause:  # said even when 0: a reader can tell it ran
+            causes = sum(1 for r in self.by_cause.values() if r.occurrences > 1)
+            notes.append(f"{MERGED_NOTE}{self.merged} finding(s) shrank to the canonical minimal input of an "
+                         f"earlier unexpected divergence of their adapter and were merged into it "
+                         f"({causes} of {len(self.by_cause)} unexpected divergence(s) hold more than one finding)")
 
     def left_over(self) -> list[Candidate]:
         """What an interrupted :meth:`settle` did not reach (to settle again, unshrunk)."""
@@ -154,8 +172,8 @@ class Settler:
             self._absorb(declared, finding, example=None)
             return None
         for minimal, target in self.minimal.get(group, ()):
-            if minimal and minimal in finding.text:
-                self._count(target, finding, example=None)
+            if isinstance(target, DivergenceRecord) and minimal and minimal in finding.text:
+                target.occurrences += 1
                 return None
         if not shrinkable(finding):
             joined = self._join_cause(finding)
@@ -201,7 +219,8 @@ class Settler:
         for position, candidate in enumerate(ordered):
             f = candidate.finding
             by_group.setdefault((f.adapter, f.check, f.kind), []).append(position)
-        minimal = {group: [text for text, _ in self.minimal.get(group, ())] for group in by_group}
+        minimal = {group: [text for text, target in self.minimal.get(group, ())
+                           if isinstance(target, DivergenceRecord)] for group in by_group}
         shrinks = {group: self.shrinks.get(group, 0) for group in by_group}
         cursor = dict.fromkeys(by_group, 0)
         done: dict[int, tuple[Finding, bool]] = {}
@@ -222,7 +241,9 @@ class Settler:
                         wave.append(position)
                         break
                     shrinks[group] += 1
-                    minimal[group].append(done[position][0].text)
+                    shrunk = done[position][0]
+                    if self.documentation.absorber_for(shrunk) is None:  # only unexpected inputs contain
+                        minimal[group].append(shrunk.text)
                     cursor[group] += 1
             if not wave:
                 return done
@@ -260,11 +281,14 @@ class Settler:
         if record is not None:
             self.minimal.setdefault(group, []).append((finding.text, record))
             record.occurrences += 1
+            record.add_example(candidate.finding.text)
+            self.merged += 1
             if record.add_symptom(finding.check, finding.kind, finding.detail):
                 _file(self.runner.cell(finding.adapter, finding.check), record)
             return None
         record = self.runner.record(finding, adapter, reference, status="unexpected",
                                     origin=candidate.origin, case=candidate.case)
+        record.add_example(candidate.finding.text)
         self.by_cause[cause] = record
         self.minimal.setdefault(group, []).append((finding.text, record))
         return record

@@ -1,10 +1,10 @@
-"""Scale out: the corpus phase of a run on a Dask cluster (``--executor dask``).
+"""Scale out: a run's units on a Dask cluster (``--executor dask``), the corpus in shards.
 
 - :mod:`~harness.scale.shards`: the corpus cut into shards of documents, each knowing
   the file, document number and byte offset it starts and ends at;
 - :mod:`~harness.scale.shard_task`: what a Dask worker runs: the run's adapters built
   once per process, a shard through the same per-case work as ``--jobs``
-  (:func:`harness.run.parallel._case_task`), a compact :class:`~harness.run.parallel.Delta` back;
+  (:func:`harness.run.parallel.run_task`), a compact :class:`~harness.run.parallel.Delta` back;
 - :mod:`~harness.scale.progress_store`: finished shards and their deltas in the run
   folder, so ``--resume RUN`` completes only the missing ones;
 - :mod:`~harness.scale.executor`: the client: shards submitted in a bounded window,

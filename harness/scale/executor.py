@@ -1,4 +1,8 @@
-"""``--executor dask``: the corpus phase of a run on a Dask cluster.
+"""``--executor dask``: a run's units on a Dask cluster, the corpus's in shards.
+
+Every phase's tasks run on the cluster (:meth:`DaskExecutor.units`, the backend of the
+runner's :class:`~harness.run.parallel.Jobs`); the corpus, which may not fit in memory,
+runs as described below.
 
 The client (``tokconf run``) streams the corpus into shards (:mod:`harness.scale.shards`),
 keeps a bounded window of them submitted (so the corpus is never all in memory), and
@@ -23,7 +27,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any, Iterable, TextIO
+from typing import Any, Iterable, Iterator, Sequence, TextIO
 
 from harness.run.parallel import merge
 from harness.scale.cluster import DaskMissing, ExecutorError, connect, disconnect, require_dask, worker_count
@@ -224,6 +228,27 @@ class DaskExecutor:
                 f"{s['bytes'] / seconds / 1024:.1f} KiB/s, {self.workers} workers")
         self.stream.write(("\r" + line + ("\n" if final else "")) if tty else line + "\n")
         self.stream.flush()
+
+    # -- every other phase ---------------------------------------------------------------
+
+    def units(self, kind: str, tasks: Sequence[Any], *, expected: Sequence[str]) -> Iterator[Any]:
+        """Each task of a phase (vocabulary, cases, pools, generated, long) run by a Dask task,
+        results yielded in task order whoever finished first: the runner merges them
+        exactly as it merges its own (:attr:`harness.run.parallel.Jobs.backend`)."""
+        from harness.scale.shard_task import WorkerSetupError, run_units
+
+        futures = [self.client.submit(run_units, self.selection, list(expected), kind, task, pure=False)
+                   for task in tasks]
+        try:
+            for future in futures:
+                try:
+                    yield future.result()
+                except WorkerSetupError as exc:
+                    raise ExecutorError(str(exc)) from exc
+        finally:
+            for future in futures:
+                if not future.done():
+                    future.cancel()
 
     # -- shrinking -----------------------------------------------------------------------
 

@@ -2,7 +2,7 @@
 
 The work unit is a chunk of consecutive inputs (:data:`CHUNK`). A worker process builds
 the command's adapters once (:func:`_selected_for`, cached per process and keyed by the
-:class:`~harness.cli.selection_args.SelectionArgs`, as :mod:`harness.scale.shard_task`
+:class:`~harness.run.choice.AdapterChoice`, as :mod:`harness.scale.shard_task`
 does for ``run``), computes :func:`harness.golden.snapshot.record` for each text of the
 chunk and returns those records: plain data (:class:`~harness.outcomes.Outcome` values by
 adapter and path). The client keeps a bounded window of chunks submitted and hands the
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, Iterable, Iterator, Sequence
 
-from harness.cli.selection_args import SelectionArgs
+from harness.run.choice import AdapterChoice
 from harness.scale.cluster import ExecutorError, connect, disconnect, require_dask, worker_count
 from harness.scale.shard_task import WorkerSetupError, worker_name
 
@@ -26,19 +26,20 @@ __all__ = ["CHUNK", "DaskRecords", "record_chunk"]
 #: well above the scheduler's few milliseconds a task
 CHUNK = 500
 
-#: SelectionArgs -> the adapters a worker process built for them
-_SELECTED: dict[SelectionArgs, Any] = {}
+#: AdapterChoice -> the adapters a worker process built for them
+_SELECTED: dict[AdapterChoice, Any] = {}
 
 
-def _selected_for(spec: SelectionArgs, wanted: Sequence[str]) -> Any:
+def _selected_for(spec: AdapterChoice, wanted: Sequence[str]) -> Any:
     selected = _SELECTED.get(spec)
     if selected is None:
-        from harness.cli import apply_common
         from harness.golden.snapshot import build_adapters
+        from harness.run.choice import build_registry
         from harness.worker.setup import Isolation
 
         try:
-            registry = apply_common(spec.namespace())
+            registry = build_registry(plugin=spec.plugin, vocab_dir=spec.vocab_dir, source_root=spec.source_root,
+                                      impl=spec.impl)
             selected = build_adapters(registry, list(spec.impl), isolation=Isolation(timeout_s=spec.timeout))
         except Exception as exc:  # noqa: BLE001 - whatever stops the build is the worker's error
             raise WorkerSetupError(f"Dask worker {worker_name()}: cannot build the adapters: "
@@ -52,7 +53,7 @@ def _selected_for(spec: SelectionArgs, wanted: Sequence[str]) -> Any:
     return selected
 
 
-def record_chunk(spec: SelectionArgs, pairs: dict[str, str], texts: Sequence[str | None]) -> list[Any]:
+def record_chunk(spec: AdapterChoice, pairs: dict[str, str], texts: Sequence[str | None]) -> list[Any]:
     """What a worker runs: ``record`` of each text (None: nothing to record) on the adapters
     ``pairs`` names (the golden's name -> the adapter recording it)."""
     from harness.golden.snapshot import record
@@ -76,7 +77,7 @@ def _chunks(items: Iterable[tuple[Any, str | None]], size: int) -> Iterator[list
 class DaskRecords:
     """The client: chunks submitted in a bounded window, records yielded in input order."""
 
-    def __init__(self, *, spec: SelectionArgs, scheduler: str | None, workers: int, chunk: int = CHUNK,
+    def __init__(self, *, spec: AdapterChoice, scheduler: str | None, workers: int, chunk: int = CHUNK,
                  window: int | None = None) -> None:
         require_dask()
         if chunk < 1:

@@ -44,7 +44,7 @@ def _files(paths: Iterable[str]) -> list[list[Any]]:
 
 def fingerprint(*, corpus: Iterable[str], options: CorpusOptions, shard_size: int, selection: Any) -> dict[str, Any]:
     """What makes shard N of one run the same documents on the same adapters as in another."""
-    return {"corpus": _files(corpus), "options": asdict(options), "shard_size": shard_size,
+    return {"corpus": _files(corpus), "options": options.to_json(), "shard_size": shard_size,
             "selection": {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(selection).items()}}
 
 

@@ -1,15 +1,15 @@
 """What a Dask worker runs: a shard of the corpus through the run's checks.
 
 A worker process builds the run's adapters once (:func:`_runner_for`, cached per
-process and keyed by the :class:`~harness.cli.selection_args.SelectionArgs`, which are
+process and keyed by the :class:`~harness.run.choice.AdapterChoice`, which are
 everything that chooses them), from the same registry, plugins and hash-checked
 vocabularies the client used. If the adapters it ends up with are not the client's (a
 library missing on that machine, a vocabulary folder it cannot see), the task fails
 with :class:`WorkerSetupError` naming the adapter and the reason: a shard silently
 checked on fewer adapters would make the report lie.
 
-A shard then runs exactly as a ``--jobs`` task does (:func:`harness.run.parallel._case_task`,
-on a fresh copy of the worker's runner), and the task returns the
+A shard then runs exactly as a ``--jobs`` task does (:func:`harness.run.parallel.run_task`,
+on a fresh copy of the worker's runner), as does a task of any other phase (:func:`run_units`), and the task returns the
 :class:`~harness.run.parallel.Delta`: counts per cell, pending findings with their inputs,
 and each input's encode outcome per adapter (what the outcome log and ``tokconf diff``
 need: IDs, the size of the tokenized text; never the checks' other outputs).
@@ -23,15 +23,15 @@ import time
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from harness.cli.selection_args import SelectionArgs, worker_selection
+from harness.run.choice import AdapterChoice, selected_for
 from harness.run import parallel
 from harness.run.parallel import Delta
 from harness.scale.shards import Shard
 
-__all__ = ["ShardResult", "WorkerSetupError", "run_shard", "shrink_on_worker", "worker_name", "worker_pid"]
+__all__ = ["ShardResult", "WorkerSetupError", "run_shard", "run_units", "shrink_on_worker", "worker_name", "worker_pid"]
 
-#: SelectionArgs -> the runner a worker process built for them
-_RUNNERS: dict[SelectionArgs, Any] = {}
+#: AdapterChoice -> the runner a worker process built for them
+_RUNNERS: dict[AdapterChoice, Any] = {}
 
 
 class WorkerSetupError(Exception):
@@ -46,13 +46,13 @@ class ShardResult:
     worker: str
 
 
-def _runner_for(spec: SelectionArgs, expected: Sequence[str]) -> Any:
+def _runner_for(spec: AdapterChoice, expected: Sequence[str]) -> Any:
     runner = _RUNNERS.get(spec)
     if runner is None:
         from harness.run.runner import Runner
 
         try:
-            selected = worker_selection(spec)
+            selected = selected_for(spec)
         except Exception as exc:  # noqa: BLE001 - whatever stops the build is the worker's error
             raise WorkerSetupError(f"Dask worker {worker_name()}: cannot build the run's adapters: "
                                    f"{type(exc).__name__}: {exc}; install tokconf and the adapters' "
@@ -79,19 +79,22 @@ def worker_name() -> str:
     return f"{socket.gethostname()} pid {os.getpid()}"
 
 
-def run_shard(spec: SelectionArgs, expected: Sequence[str], shard: Shard) -> ShardResult:
+def run_shard(spec: AdapterChoice, expected: Sequence[str], shard: Shard) -> ShardResult:
     """Check ``shard``'s documents on the run's adapters; the delta a ``--jobs`` task returns."""
     runner = _runner_for(spec, expected)
     started = time.perf_counter()
-    parallel._RUNNER = runner  # the module's tasks work for the runner this process holds
-    delta = parallel._case_task((list(shard.cases), {}))
+    delta = parallel.run_task(runner, "cases", (list(shard.cases), {}))
     return ShardResult(shard.without_cases(), delta, time.perf_counter() - started, worker_name())
 
 
-def shrink_on_worker(spec: SelectionArgs, expected: Sequence[str], work: tuple[Any, int, float | None]) -> Any:
-    """One finding shrunk on the worker's adapters (:func:`harness.run.parallel._shrink_task`)."""
-    parallel._RUNNER = _runner_for(spec, expected)
-    return parallel._shrink_task([work])[0]
+def run_units(spec: AdapterChoice, expected: Sequence[str], kind: str, task: Sequence[Any]) -> Any:
+    """One task of any phase (:func:`harness.run.parallel.run_task`) on the worker's adapters."""
+    return parallel.run_task(_runner_for(spec, expected), kind, task)
+
+
+def shrink_on_worker(spec: AdapterChoice, expected: Sequence[str], work: tuple[Any, int, float | None]) -> Any:
+    """One finding shrunk on the worker's adapters (:func:`harness.run.parallel.run_task`)."""
+    return parallel.run_task(_runner_for(spec, expected), "shrink", [work])[0]
 
 
 def worker_pid() -> int:

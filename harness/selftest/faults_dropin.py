@@ -99,6 +99,7 @@ class TokensBytesSwapped(DropInFault):
 class OrdinaryBatchAllowsSpecials(DropInFault):
     fault, method = "dropin-ordinary-batch-specials", "encode_ordinary_batch"
     summary = "encode_ordinary_batch turns special literals into special IDs"
+    not_small = "it needs a special literal: the shortest cl100k_base one, <|endoftext|>, is 13 characters"
 
     def wrong(self, right, texts, *args, **kwargs):  # type: ignore[no-untyped-def]
         return [self.inner.native.encode(t, allowed_special="all") for t in texts]  # type: ignore[attr-defined]
@@ -131,6 +132,7 @@ class RawBytesStrict(DropInFault):
 class BatchIgnoresPolicy(DropInFault):
     fault, method = "dropin-encode-batch-ignores-allowed", "encode_batch"
     summary = "encode_batch ignores allowed_special: literals stay refused"
+    not_small = "it needs a special literal: the shortest cl100k_base one, <|endoftext|>, is 13 characters"
 
     def wrong(self, right, texts, *args, **kwargs):  # type: ignore[no-untyped-def]
         kwargs["allowed_special"] = set()

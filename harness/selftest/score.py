@@ -148,7 +148,8 @@ def _smallest_per_fault(pending: list[Candidate]) -> list[Candidate]:
 
 
 def _by_ids(text: str, reproduce: str) -> bool:
-    return not text and reproduce.startswith("tokconf decode")
+    # `tokconf call ... decode_bytes -- IDS` shows a vocabulary finding by its IDs as well
+    return not text and (reproduce.startswith("tokconf decode") or " decode_bytes -- " in reproduce)
 
 
 def _size(candidate: Candidate) -> tuple[int, int, int, str]:

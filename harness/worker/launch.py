@@ -21,30 +21,29 @@ program, which inherits everything:
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
+from types import SimpleNamespace
 
 from harness.worker import limits
+from harness.worker.argv import read_flags
 
 #: Where the launched program finds the protocol.
 PROTOCOL_IN_FD = 3
 PROTOCOL_OUT_FD = 4
 
 
-def _parse(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m harness.worker.launch",
-                                     description="start a non-Python tokconf worker under limits")
-    parser.add_argument("--memory-mb", type=int, default=None, help="RLIMIT_DATA in MB")
-    parser.add_argument("--no-namespace", action="store_true", help="do not try a network namespace")
-    parser.add_argument("program", nargs=argparse.REMAINDER, help="-- PROGRAM ARG ...")
-    args = parser.parse_args(argv)
-    if args.program and args.program[0] == "--":
-        args.program = args.program[1:]
-    if not args.program:
-        parser.error("name the program to start after --")
-    return args
+def _parse(argv: list[str] | None) -> SimpleNamespace:
+    found = read_flags(argv, prog="python -m harness.worker.launch", values=["--memory-mb"],
+                       switches=["--no-namespace"], rest=True)
+    program = list(found.get("rest") or [])  # type: ignore[call-overload]
+    if not program:
+        print("python -m harness.worker.launch: name the program to start after --", file=sys.stderr)
+        raise SystemExit(2)
+    memory = found.get("memory_mb")
+    return SimpleNamespace(memory_mb=int(memory) if memory is not None else None,  # type: ignore[call-overload]
+                           no_namespace=found["no_namespace"], program=program)
 
 
 def _limit_data(megabytes: int | None) -> None:

@@ -9,7 +9,7 @@
   Inside it there is no interface but a loopback that is down: nothing can be reached,
   whatever the foreign code does (a C extension, a subprocess). Where the OS refuses, the
   worker falls back to the in-process socket block of
-  :func:`implementations.foreign.no_network` (which only stops Python's ``socket``
+  :func:`harness.worker.network.no_network` (which only stops Python's ``socket``
   module) and says so; ``tokconf list --json`` shows which one was in force.
 - :func:`die_with_parent`: the worker is killed when tokconf dies, even by ``SIGKILL``,
   so a hung adapter never outlives the run.

@@ -17,29 +17,29 @@ process rather than a heap in an unknown state.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 from contextlib import ExitStack
+from types import SimpleNamespace
 from typing import Any, BinaryIO
 
 from harness.calls import InProcess
 from harness.outcomes import CRASH_OUT_OF_MEMORY, Outcome, native_type_name
 from harness.registry import AdapterUnavailable, library_version
 from harness.worker import limits
+from harness.worker.argv import read_flags
 from harness.worker.protocol import decode_value, encode_frame, encode_outcome, encode_value, info_to_json, read_frame
+from harness.worker.network import no_network
 from harness.worker.setup import WorkerSetup
 
 
-def _parse(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m harness.worker",
-                                     description="tokconf worker: hosts one adapter (protocol on stdin/stdout)")
-    parser.add_argument("--memory-mb", type=int, default=None, help="RLIMIT_AS in MB")
-    parser.add_argument("--no-namespace", action="store_true", help="do not try a network namespace")
-    parser.add_argument("--probe", action="store_true",
-                        help="take the limits, print the network protection as JSON and exit (tokconf list)")
-    return parser.parse_args(argv)
+def _parse(argv: list[str] | None) -> SimpleNamespace:
+    found = read_flags(argv, prog="python -m harness.worker", values=["--memory-mb"],
+                       switches=["--no-namespace", "--probe"])
+    memory = found.get("memory_mb")
+    return SimpleNamespace(memory_mb=int(memory) if memory is not None else None,  # type: ignore[call-overload]
+                           no_namespace=found["no_namespace"], probe=found["probe"])
 
 
 def _take_protocol_streams() -> tuple[BinaryIO, int]:
@@ -72,8 +72,6 @@ def main(argv: list[str] | None = None) -> int:
     limits.limit_memory(args.memory_mb)
     proto_in, proto_out = _take_protocol_streams()
     with ExitStack() as stack:
-        from implementations.foreign import no_network
-
         stack.enter_context(no_network("an isolated adapter"))
         try:
             return _serve(proto_in, proto_out, network, memory_limited=bool(args.memory_mb))

@@ -96,19 +96,17 @@ class WorkerSetup:
             from harness.vocab import set_vocab_dir
 
             set_vocab_dir(self.vocab_dir)
-        for spec_name, folder in self.source_roots:
-            from implementations.source.roots import set_source_root
-
-            set_source_root(folder, spec=spec_name)
         try:
             registry = default_registry(plugins=self.plugins)
             for ep_name, value in self.entry_points:
                 registry.load_entry_point(ep_name, value)
+            # family options go back to their family through the registry's hooks
+            for spec_name, folder in self.source_roots:
+                registry.hook("set-source-root")(folder, spec=spec_name)
             for claimed, encoding in self.claims:
                 if claimed not in registry.names():
-                    from implementations.hf.tokenizer_json import hf_json_spec
-
-                    registry.add(hf_json_spec(claimed.partition(":")[2], encoding=encoding), provider="--encoding")
+                    spec = registry.hook("claim-encoding")(claimed.partition(":")[2], encoding=encoding)
+                    registry.add(spec, provider="--encoding")
             provider = registry.spec(name).provider
             return registry.get(name), provider
         except RegistryError as exc:

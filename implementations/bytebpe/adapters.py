@@ -35,6 +35,7 @@ from implementations.bytebpe.model import ByteBPE
 from implementations.bytebpe.base import DisallowedSpecialError, UnknownTokenId
 from implementations.bytebpe.ltr import LeftToRightByteBPE
 from implementations.bytebpe.ranks import ENCODINGS, RankByteBPE
+from implementations.bytebpe.training import hooks as training_hooks
 
 __all__ = ["ByteBPEAdapter", "DEMO_MODEL", "build_rank_mode", "family", "model_encoding", "rank_specs", "spec_for"]
 
@@ -255,6 +256,7 @@ def family() -> list[Family]:
             kind="bytebpe",
             specs=lambda: [spec_for("demo", left_to_right=False)],
             resolve=lambda arg: spec_for(arg, left_to_right=False),
+            hooks=training_hooks(model_encoding),
         ),
         Family(
             kind="bytebpe-ltr",

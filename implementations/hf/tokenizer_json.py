@@ -294,4 +294,5 @@ def _check(spec: HFJsonSpec) -> str | None:
 
 
 def family() -> Family:
-    return Family(kind=KIND, resolve=hf_json_spec)
+    # ``--encoding`` gives a bare tokenizer.json the ID space it claims (the claim-encoding hook)
+    return Family(kind=KIND, resolve=hf_json_spec, hooks=(("claim-encoding", hf_json_spec),))

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.envs.store import EnvAdapter, Environment, load_all
-from harness.registry import AdapterSpec, AdapterUnavailable
+from harness.registry import AdapterSpec, AdapterUnavailable, Family
 
 __all__ = ["family", "node_executor"]
 
@@ -62,7 +62,16 @@ def _remote(env: Environment, adapter: EnvAdapter) -> Any:
     return RemoteAdapter(adapter.name, executor=node_executor(env, adapter))
 
 
-def family() -> list[AdapterSpec]:
+def family() -> Family:
+    """Every Node environment's adapters, and what ``env add npm:...`` asks the family
+    (its packages, its adapter modules) through the registry's hooks."""
+    from implementations.javascript import PACKAGES, module_paths
+
+    return Family(kind="javascript", specs=_specs, hooks=(("npm-packages", lambda: dict(PACKAGES)),
+                                                          ("node-modules", module_paths)))
+
+
+def _specs() -> list[AdapterSpec]:
     """Every Node environment's adapters (the first environment to provide a name keeps it)."""
     specs: dict[str, AdapterSpec] = {}
     for env in load_all():

@@ -439,4 +439,6 @@ def _raiser(message: str):
 
 
 def family() -> Family:
-    return Family(kind=KIND, specs=_shipped, resolve=_resolve)
+    from implementations.source.hooks import hooks
+
+    return Family(kind=KIND, specs=_shipped, resolve=_resolve, hooks=hooks(spec_from_argument))

@@ -1,0 +1,104 @@
+"""Units and deltas: what a piece of a run hands back, and how pieces become one result.
+
+A run is cut into **units** (a phase x a slice of its inputs x the adapters that meet on
+them; a vocabulary check, a shrink). A unit runs on a *fresh* runner
+(:meth:`harness.run.runner.Runner.fresh`: the adapters shared, the state empty) and
+returns a :class:`Delta`: counts per cell, records, findings not judged yet with their
+inputs, the documentation's absorbers, coverage observations and each input's outcomes.
+:func:`merge` (:meth:`~harness.run.runner.Runner.apply`) adds a delta to a runner; the
+executors (in process, ``--jobs``, Dask) apply deltas in unit order whatever finished
+first, so every executor's result is the same. Judging is a unit too: :func:`judge_delta`
+merges one case's delta and settles its findings at once (the pytest plugin's items).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.checks.base import Finding
+from harness.run.domain_tally import DomainTally
+from harness.run.judging import Documentation
+from harness.run.result import Cell, DivergenceRecord
+
+__all__ = ["Delta", "delta_of", "fresh", "judge_delta", "merge"]
+
+
+@dataclass
+class Delta:
+    """What one task added to a runner's state."""
+
+    matrix: dict[str, dict[str, Cell]] = field(default_factory=dict)
+    records: list[DivergenceRecord] = field(default_factory=list)
+    pending: list[Any] = field(default_factory=list)
+    #: the documentation's absorbers, each pointing at a record of ``records`` (one pickle
+    #: keeps that identity across processes)
+    absorbers: list[Any] = field(default_factory=list)
+    vocab_findings: dict[str, list[Finding]] = field(default_factory=dict)
+    #: adapter -> long-input kind -> largest length checked
+    long_reach: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: the runner's per-input outcomes (``Runner.inputs``)
+    inputs: dict[Any, dict] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    #: what the task's inputs exercised (``Collector.observations``)
+    coverage: dict[str, Any] = field(default_factory=dict)
+    #: inputs outside each closed vocabulary's domain (``Runner.out_of_domain``)
+    out_of_domain: DomainTally = field(default_factory=DomainTally)
+
+
+def fresh(runner: Any) -> Any:
+    """A shallow copy of ``runner`` with empty state of its own (adapters shared)."""
+    sub = copy.copy(runner)
+    sub.matrix = {}
+    sub.records = []
+    sub.pending = []
+    sub.documentation = Documentation()
+    sub.notes = list(runner.notes)
+    sub.inputs = {}
+    sub.coverage = runner.coverage.fresh()
+    sub.out_of_domain = DomainTally()
+    return sub
+
+
+def delta_of(sub: Any, notes_before: int, *, vocab_findings: dict[str, list[Finding]] | None = None) -> Delta:
+    return Delta(matrix=sub.matrix, records=sub.records, pending=sub.pending,
+                 absorbers=list(sub.documentation.absorbers), vocab_findings=vocab_findings or {},
+                 notes=sub.notes[notes_before:], inputs=sub.inputs, coverage=sub.coverage.observations(),
+                 out_of_domain=sub.out_of_domain)
+
+
+def merge(runner: Any, delta: Delta) -> None:
+    """Apply ``delta`` to ``runner`` (in unit order: that is what makes runs repeatable)."""
+    for adapter, row in delta.matrix.items():
+        for check, cell in row.items():
+            mine = runner.cell(adapter, check)
+            mine.inputs += cell.inputs
+            mine.unsupported += cell.unsupported
+            mine.explained += cell.explained
+            mine.divergences.extend(cell.divergences)
+    runner.records.extend(delta.records)
+    runner.pending.extend(delta.pending)
+    for a in delta.absorbers:
+        runner.documentation.add(a.adapter, a.check, a.kind, a.text, domain=a.domain, record=a.record)
+    runner.vocab_findings.update(delta.vocab_findings)
+    for key, entry in delta.inputs.items():
+        runner.inputs.setdefault(key, {**entry, "outcomes": {}})["outcomes"].update(entry["outcomes"])
+    for adapter, kinds in delta.long_reach.items():
+        runner.long_reach.setdefault(adapter, {}).update(kinds)
+    runner.coverage.add(delta.coverage, runner.selected.calls)
+    runner.out_of_domain.add(delta.out_of_domain)
+    for note in delta.notes:
+        if note not in runner.notes:
+            runner.notes.append(note)
+
+
+def judge_delta(runner: Any, delta: Delta) -> list[DivergenceRecord]:
+    """Apply one case's delta (run ahead, in parallel) and judge it at once, as
+    :meth:`harness.run.runner.Runner.run_case_judged` does for a case run now."""
+    before = len(runner.records)
+    pending_before = len(runner.pending)
+    merge(runner, delta)
+    mine = runner.pending[pending_before:]
+    del runner.pending[pending_before:]
+    return runner.records[before:] + runner.settle(mine)

@@ -1,0 +1,91 @@
+"""Issue 21 item 6: every printed reproduce command exits 1 while its divergence is there.
+
+Run as a user copies them: one command per kind of divergence (check, kind, adapter
+family) of a run of every shipped case over every default adapter, and the command of
+every fault the selftest catches. Before ``tokconf call`` the api-surface commands and the
+one for minbpe's ``AssertionError`` (tiktoken raises ``ValueError``) exited 0.
+
+Measured here: the cases run and the selftest take minutes on shared cores; the
+commands about a second each. A default run's generated inputs add kinds of the same
+checks only (the api-surface and error kinds are the ones the cases already hold).
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _tokconf(*args: str, timeout: float = 3600) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "harness", *args], cwd=REPO, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def _reproduce(command: str) -> subprocess.CompletedProcess[str]:
+    argv = shlex.split(command)
+    if argv[0] != "tokconf":
+        raise AssertionError(f"a reproduce command starts with tokconf: {command}")
+    return _tokconf(*argv[1:], timeout=600)
+
+
+@pytest.fixture(scope="module")
+def cases_run(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    out = tmp_path_factory.mktemp("reports")
+    done = _tokconf("run", "--no-generated", "--quiet", "--out", str(out))
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return json.loads((out / "latest" / "parity.json").read_text(encoding="ascii"))
+
+
+def _one_per_kind(divergences: list[dict]) -> dict[tuple[str, str, str], dict]:
+    chosen: dict[tuple[str, str, str], dict] = {}
+    for d in divergences:
+        if d["status"] == "stale":  # not reproduced by definition: its command exits 0
+            continue
+        family = d["adapter"].split(":")[0]
+        kind = d["kind"].split(":")[0] if d["check"] == "api-surface" else d["kind"]
+        chosen.setdefault((d["check"], kind, family), d)
+    return chosen
+
+
+def test_every_kind_of_a_runs_divergences_reproduces(cases_run: dict) -> None:
+    chosen = _one_per_kind(cases_run["divergences"])
+    checks = {check for check, _, _ in chosen}
+    # what the test stands on: kinds whose commands used to exit 0 are among them (api-surface
+    # ones come from the JavaScript environments where installed; tests/test_call_cmd.py
+    # plants its own)
+    assert {"error-category", "expected", "special-policy", "round-trip", "id-parity"} <= checks, checks
+    failed = []
+    for key, d in sorted(chosen.items()):
+        done = _reproduce(d["reproduce"])
+        if done.returncode != 1:
+            failed.append(f"{key}: exit {done.returncode}: {d['reproduce']}\n{done.stdout[-500:]}{done.stderr[-500:]}")
+    assert not failed, "\n".join(failed)
+
+
+def test_minbpes_assertion_error_is_reproduced_by_its_native_type(cases_run: dict) -> None:
+    [d] = [d for d in cases_run["divergences"] if d["adapter"] == "minbpe:cl100k_base" and d["check"] == "expected"
+           and d["kind"] == "error:raised:disallowed-special" and d["input"]["text"] == "<|endoftext|>"]
+    done = _reproduce(d["reproduce"])
+    assert done.returncode == 1
+    assert "builtins.AssertionError" in done.stdout and "builtins.ValueError" in done.stdout
+
+
+def test_every_fault_the_selftest_catches_reproduces() -> None:
+    done = _tokconf("selftest", "--json")
+    score = json.loads(done.stdout)
+    caught = [f for f in score["faults"] if f["caught"]]
+    assert caught and all(f["reproduce"] for f in caught)
+    failed = []
+    for fault in caught:
+        again = _reproduce(fault["reproduce"])
+        if again.returncode != 1:
+            failed.append(f"{fault['fault']} ({fault['check']} {fault['kind']}): exit {again.returncode}: "
+                          f"{fault['reproduce']}\n{again.stdout[-500:]}{again.stderr[-500:]}")
+    assert not failed, "\n".join(failed)
