@@ -65,6 +65,11 @@ class Capabilities:
     #: ``"transformers"``); ``None`` = it has none. Adapters of one surface family compare
     #: path by path (two releases of one library); see :mod:`harness.checks.api_surface`.
     api_surface: str | None = None
+    #: How many times a slow adapter halves its share of each generated pool (0: the
+    #: whole pool); with any halving it takes no long pieces. Declared, never timed:
+    #: which inputs run must not depend on how busy the machine is (issue 20). An int,
+    #: as everything that crosses the worker protocol.
+    generated_halvings: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {

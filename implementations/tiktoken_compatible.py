@@ -27,7 +27,7 @@ from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
 from harness.interface import Adapter, AllowedSpecial, Capabilities, DisallowedSpecial
-from harness.outcomes import Operation, UnsupportedOperation
+from harness.outcomes import Operation, Outcome, UnsupportedOperation
 from harness.provenance import module_record
 from harness.registry import AdapterSpec, Family, RegistryError
 from harness.vocab import (
@@ -143,6 +143,9 @@ class TiktokenCompatibleAdapter(Adapter):
             encode_ordinary="encode_ordinary" in self._methods,
             batch="encode_batch" in self._methods,
             notes=tuple(notes),
+            # a drop-in claims tiktoken's whole API: walk it like tiktoken's, compared with
+            # the reference's paths (harness/checks/api_surface.py)
+            api_surface="tiktoken",
         )
 
     @property
@@ -203,6 +206,20 @@ class TiktokenCompatibleAdapter(Adapter):
             value = self._methods["decode_single_token_bytes"](token_id)
             return as_bytes(value, what=f"{self._module_name} decode_single_token_bytes")
         return self.decode_bytes([token_id])
+
+    def api_surface(self, text: str) -> list[tuple[str, Outcome]]:
+        from implementations.tiktoken_surface import walk
+
+        return walk(self._enc, text, classify=self.classify_error, release=self._release, specials=set(self._special))
+
+    def api_attributes(self) -> list[tuple[str, Outcome]]:
+        from implementations.tiktoken_surface import attributes
+
+        return attributes(self._enc, classify=self.classify_error, release=self._release)
+
+    @property
+    def _release(self) -> str:
+        return f"{self.library} {self.provenance().version or ''}".strip()
 
     def classify_error(self, op: Operation, exc: BaseException) -> str | None:
         if op == "decode" and (

@@ -6,8 +6,11 @@ special-token policy, and decodes the IDs back through each decode method;
 a hash of ``token_byte_values()``) and a few fixed probes that releases have answered
 differently (an ID past the vocabulary, invalid UTF-8 through the raw byte path).
 
-A method a release lacks is ``unsupported`` (so is ``encode_to_numpy`` without numpy),
-never an error of the release. Paths are named ``method`` or ``method[variant]``:
+A method a release lacks is ``unsupported``, never an error of the release. A method it
+has that raises ``ImportError``/``ModuleNotFoundError`` (``encode_to_numpy`` where numpy
+is missing) is an ``internal-error`` outcome whose message names the missing module: a
+finding, since the package's users get that error (numpy is a dependency of tokconf, so
+it is there for the packages tokconf installs). Paths are named ``method`` or ``method[variant]``:
 
 - ``encode[P]``, ``encode_batch[P]``, ``encode_to_numpy[P]`` for the policies ``P`` of
   :data:`POLICIES` (``one``: only the first literal present allowed, when one is);
@@ -37,7 +40,7 @@ from typing import Any, Callable
 
 from harness.outcomes import Operation, Outcome, capture
 
-__all__ = ["POLICIES", "as_documented", "attributes", "walk"]
+__all__ = ["POLICIES", "as_documented", "attributes", "missing_module", "walk"]
 
 #: (label, allowed_special, disallowed_special), tiktoken's keyword arguments.
 POLICIES: tuple[tuple[str, Any, Any], ...] = (
@@ -80,6 +83,24 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def missing_module(outcome: Outcome) -> Outcome:
+    """An ImportError outcome whose message says which module is missing.
+
+    >>> missing_module(Outcome.raised("internal-error", "builtins.ModuleNotFoundError", "No module named 'numpy'")).message
+    "missing module 'numpy': No module named 'numpy'"
+    """
+    if outcome.kind != "raised" or outcome.native_type not in ("builtins.ImportError", "builtins.ModuleNotFoundError"):
+        return outcome
+    import re
+
+    found = re.search(r"named '([^']+)'|import name '([^']+)'", outcome.message or "")
+    module = next((g for g in found.groups() if g), None) if found else None
+    if module is None or outcome.message.startswith("missing module"):
+        return outcome
+    return Outcome.raised(outcome.category or "internal-error", outcome.native_type,
+                          f"missing module {module!r}: {outcome.message}")
+
+
 class _Walker:
     def __init__(self, enc: Any, classify: Classify, release: str) -> None:
         self.enc = enc
@@ -88,8 +109,11 @@ class _Walker:
         self.out: list[tuple[str, Outcome]] = []
 
     def _classify(self, op: Operation, exc: BaseException) -> str | None:
-        if isinstance(exc, ImportError) and "numpy" in str(exc):
-            return "unsupported"  # encode_to_numpy where numpy is not installed
+        if isinstance(exc, ImportError):
+            # a path the package defines but cannot run here (encode_to_numpy without
+            # numpy): a finding that names the module, never a silent skip; the message
+            # keeps ``exc.name`` (see :func:`missing_module`)
+            return "internal-error"
         return self.classify(op, exc)
 
     def call(self, path: str, op: Operation, method: str, *args: Any, **kwargs: Any) -> Outcome:
@@ -98,18 +122,28 @@ class _Walker:
             outcome = Outcome.raised("unsupported", "tokconf.MissingMethod",
                                      f"tiktoken {self.release} has no Encoding.{method}")
         else:
-            outcome = capture(op, fn, *args, classify=self._classify, **kwargs)
+            classify = self._classify
+            if method == "encode_single_token":
+                # its contract: KeyError when the text is not one token (tiktoken/core.py),
+                # an answer, not the lookup failure an encode's KeyError is to a drop-in's
+                # classifier; one category for every family, so tiktoken re-exported agrees
+                classify = lambda op_, exc: "unknown-token" if isinstance(exc, KeyError) else self._classify(op_, exc)  # noqa: E731
+            outcome = capture(op, fn, *args, classify=classify, **kwargs)
+            outcome = missing_module(outcome)
             if outcome.is_ok:
                 outcome = Outcome.ok(_plain(outcome.value))
         self.out.append((path, outcome))
         return outcome
 
 
-def walk(enc: Any, text: str, *, classify: Classify, release: str) -> list[tuple[str, Outcome]]:
-    """Every public path of ``enc`` (a ``tiktoken.Encoding``) on ``text``."""
+def walk(enc: Any, text: str, *, classify: Classify, release: str,
+         specials: Any = None) -> list[tuple[str, Outcome]]:
+    """Every public path of ``enc`` (a ``tiktoken.Encoding``, or a drop-in's) on ``text``.
+    ``specials``: its special literals where ``enc`` lacks ``special_tokens_set``."""
     w = _Walker(enc, classify, release)
     policies = list(POLICIES)
-    literals = sorted((s for s in enc.special_tokens_set if s in text), key=text.index)
+    known = enc.special_tokens_set if specials is None else specials
+    literals = sorted((s for s in known if s in text), key=text.index)
     if literals:
         policies.append(("one", frozenset({literals[0]}), "all"))
     encoded: dict[str, Outcome] = {}

@@ -106,11 +106,13 @@ def test_generated_items_are_slices_of_the_runs_own_inputs(project: pytest.Pytes
                                              "wrong:rstrip", "--tokconf-cases", "none.yaml", "--collect-only", "-q")
     ids = [line for line in collected.outlines if line.startswith("tokconf::")]
     assert ids[:2] == ["tokconf::vocab[tiktoken:cl100k_base]", "tokconf::vocab[wrong:rstrip]"]
-    # the plan's order: vocabulary, generated, steered, then the everyday text (docs/everyday.md)
+    # the plan's order: vocabulary, generated, steered, every token, then the everyday text
     phases = [i.split("::")[1].split("[")[0] for i in ids]
-    assert phases == sorted(phases, key=["vocab", "generated", "steered", "everyday"].index), phases
+    assert phases == sorted(phases, key=["vocab", "generated", "steered", "every-token", "everyday"].index), phases
     assert ids[2].startswith("tokconf::generated[cl100k_base]::") and "tokconf::steered" in ids
     assert "tokconf::everyday[prose#0-23]" in ids
+    assert [i for i in ids if "every-token" in i] == ["tokconf::every-token[tiktoken:cl100k_base]",
+                                                      "tokconf::every-token[wrong:rstrip]"]
 
 
 def test_a_test_module_requests_the_suite(project: pytest.Pytester) -> None:

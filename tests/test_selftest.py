@@ -17,7 +17,8 @@ from harness.selftest.mutant import Mutant
 from harness.selftest.score import FAULTS, Score, run_selftest
 
 README = Path(__file__).resolve().parent.parent / "README.md"
-AREAS = {"pre-tokenization", "merging", "special tokens", "decoding", "batching", "error handling", "API"}
+AREAS = {"pre-tokenization", "merging", "special tokens", "decoding", "batching", "error handling", "API",
+         "drop-in API"}
 
 
 class NoFault(Mutant):

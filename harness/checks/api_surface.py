@@ -324,10 +324,15 @@ def check_api_surface(subject: Subject) -> Result:
     if not subject.is_reference and reference.info.capabilities.api_surface == family:
         theirs = surface_of(reference, subject.text) or {}
         same_language = subject.adapter.info.language == reference.info.language
+        # a path that appears or goes is a change between two releases of one library; a
+        # drop-in that does not define a path is unsupported there, not a finding (issue 20)
+        releases = subject.adapter.info.library == reference.info.library
         if "api_surface" in theirs:
             theirs = {}  # the reference's walk failed: its own row's finding, nothing to compare with
         for path, got, want in _changes(family, mine, theirs, native=same_language):
             presence = _presence(path, got, want)
+            if presence is not None and not releases:
+                continue
             if presence is not None:
                 kinds.append(presence)
                 have = got if got is not None else want

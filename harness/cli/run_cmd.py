@@ -49,6 +49,13 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-generated", action="store_true", help="run only the cases")
     parser.add_argument("--no-everyday", action="store_true",
                         help="skip the everyday-text documents (docs/everyday.md); --no-generated skips them too")
+    parser.add_argument("--default-long", action="store_true",
+                        help="add one 10^5-character input per class (letters, digits, spaces, whitespace, CJK, "
+                             "emoji, a document) per encoding; opt-in until a default run's memory with it is "
+                             "understood (--long adds the 10^6 tier)")
+    parser.add_argument("--no-every-token", action="store_true",
+                        help="skip the every-token phase (every ID of each reference through every adapter; "
+                             "on under the ci and nightly profiles, off under dev)")
     parser.add_argument("--out", default="reports", metavar="DIR", help="reports folder (default: reports)")
     parser.add_argument("--save-new-cases", metavar="DIR",
                         help="write unexpected minimal counterexamples as YAML cases into DIR")
@@ -121,9 +128,12 @@ def plan_from_args(args: argparse.Namespace) -> Any:
     shrink = DEFAULT_SHRINK_SECONDS if args.shrink_seconds is None else (args.shrink_seconds or None)
     if args.shrink_seconds is not None and args.shrink_seconds < 0:
         shrink = args.shrink_seconds  # the plan refuses it, with the flag's own words
-    # --no-generated means "only the cases": the everyday text goes with it
-    left_out = {"generated", "everyday"} if args.no_generated else \
-        {"everyday"} if getattr(args, "no_everyday", False) else set()
+    # --no-generated means "only the cases": the everyday text and every token go with it
+    left_out = {"generated", "everyday", "every-token"} if args.no_generated else set()
+    if getattr(args, "no_everyday", False):
+        left_out.add("everyday")
+    if getattr(args, "no_every_token", False):
+        left_out.add("every-token")
     phases = tuple(p for p in default_phases() if p not in left_out)
     from harness.generate.long_inputs import parse_sizes
 
@@ -137,7 +147,7 @@ def plan_from_args(args: argparse.Namespace) -> Any:
             adapters=selection_from_args(args, []),
             cases=() if args.no_cases else (tuple(args.cases) if args.cases else None),
             phases=phases, profile=args.profile, seed=args.seed, max_examples=args.max_examples, long=args.long,
-            long_sizes=long_sizes, corpus=tuple(args.corpus), corpus_options=corpus,
+            long_sizes=long_sizes, default_long=args.default_long, corpus=tuple(args.corpus), corpus_options=corpus,
             limits=Limits(shrink_seconds=shrink),
             executor=Executor(kind=args.executor, jobs=args.jobs, scheduler=args.scheduler,
                               shard_size=args.shard_size, resume=args.resume),

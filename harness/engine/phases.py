@@ -105,6 +105,19 @@ def _vocab(ctx: RunContext) -> None:
     ctx.runner.run_vocab()
 
 
+def _every_token_units(ctx: RunContext) -> list[PhaseUnit]:
+    """Every ID of each reference through every adapter of its encoding (issue 20;
+    harness/run/every_token.py): one unit per adapter (its encoding's every slice), the
+    reference first, so a failing pytest item names the adapter. ci and nightly only: dev
+    stays a quick look."""
+    if ctx.profile == "dev":
+        return []
+    from harness.run.every_token import adapter_tasks
+
+    ctx.runner.phase = "every-token"
+    return [PhaseUnit(name, "every-token", task) for name, task in adapter_tasks(ctx.runner)]
+
+
 def _cases(ctx: RunContext) -> None:
     ctx.runner.run_cases(ctx.cases)
 
@@ -134,32 +147,40 @@ def _generated(ctx: RunContext) -> None:
     from harness.run.runner import GenerationOptions
 
     plan = ctx.plan
-    ctx.runner.run_generated(GenerationOptions(profile=ctx.profile, seed=plan.seed, max_examples=plan.max_examples,
-                                               time_budget_s=plan.limits.time_budget_s))
+    ctx.runner.run_generated(GenerationOptions(profile=ctx.profile, seed=plan.seed, max_examples=plan.max_examples))
 
 
 def _long_units(ctx: RunContext) -> list[PhaseUnit]:
     # long runs are generated inputs: off with the generated phase, whatever --long says
-    if not (ctx.long and "generated" in ctx.plan.phases):
+    if "generated" not in ctx.plan.phases:
+        return []
+    options = _long_options(ctx)
+    if options is None:
         return []
     ctx.runner.phase = "long"
     from harness.run.long_tier import long_units
 
     calls = ctx.runner.selected.calls
     return [PhaseUnit(f"{calls[unit.reference].info.encoding}:{unit.kind}", "long", [unit])
-            for unit in long_units(ctx.runner, _long_options(ctx))]
+            for unit in long_units(ctx.runner, options)]
 
 
 def _long_finish(ctx: RunContext) -> None:
     from harness.run.long_tier import finish_long
 
-    finish_long(ctx.runner, _long_options(ctx))
+    options = _long_options(ctx)
+    if options is not None:
+        finish_long(ctx.runner, options)
 
 
 def _long_options(ctx: RunContext) -> Any:
-    from harness.generate.long_inputs import LongOptions
+    """The tier's sizes with ``--long`` (or nightly); else the default run's 10^5-character
+    inputs with ``default_long``; else None."""
+    from harness.generate.long_inputs import DEFAULT_LONG, LongOptions
 
-    return LongOptions(lengths=ctx.plan.long_sizes)
+    if ctx.long:
+        return LongOptions(lengths=ctx.plan.long_sizes)
+    return DEFAULT_LONG if ctx.plan.default_long else None
 
 
 PHASES: dict[str, Phase] = {}
@@ -183,6 +204,7 @@ for _phase in (Phase("vocab", _vocab, "vocab", True), Phase("cases", _cases, "ca
                Phase("generated", _generated, "generated", True),
                # after the generated phase, as the pytest suite orders phases that say their
                # units: the steered inputs aim at the same coverage under both front doors
+               Phase("every-token", mark="every-token", units=_every_token_units),
                Phase("everyday", mark="everyday", units=_everyday_units),
                Phase("long", mark="long", units=_long_units, finish=_long_finish)):
     register_phase(_phase)

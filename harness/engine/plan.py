@@ -34,7 +34,8 @@ class Limits:
     shrink_seconds: float | None = 60.0
     #: adapter calls the shrinker may make on one finding
     max_shrink_calls: int = 1500
-    #: seconds of generated checking one adapter may take before slower adapters get fewer inputs
+    #: kept for callers; ignored: an adapter's share of the generated inputs is declared
+    #: (``Capabilities.generated_halvings``), never timed (issue 20)
     time_budget_s: float = 12.0
 
 
@@ -92,6 +93,9 @@ class Plan:
     long: bool = False
     #: the lengths the long tier climbs (every kind of input at each)
     long_sizes: tuple[int, ...] = LONG_LENGTHS
+    #: the default run's long inputs (10^5 characters per class,
+    #: :data:`harness.generate.long_inputs.DEFAULT_LONG`) when the long tier is off
+    default_long: bool = False
     corpus: tuple[str, ...] = ()
     corpus_options: CorpusOptions = field(default_factory=CorpusOptions)
     limits: Limits = field(default_factory=Limits)

@@ -1,10 +1,11 @@
 """How many generated inputs an adapter gets.
 
-``max_examples`` (from the hypothesis profile or ``--max-examples``) is what a fast
-adapter gets. A pure-Python adapter can be a thousand times slower than tiktoken, so each
-adapter is timed on a few inputs first and given the largest halving of
-``max_examples`` that fits a time budget (12 s of checking by default). Halvings, not a
-free number, so that timing noise rarely changes the count: a run is repeatable.
+``max_examples`` (from the hypothesis profile or ``--max-examples``) is what an adapter
+gets, unless it declares a smaller share (:func:`pool_budget`): which inputs run is
+decided by seed, profile, flags and declarations, never by timing, so a loaded machine
+checks the same inputs as an idle one (issue 20; timed budgets gave 163 inputs under
+``--jobs 2`` where ``--jobs 1`` gave 177). :func:`calibrate` and :func:`budget_for`,
+the timed rule, remain for callers that only want an estimate.
 """
 
 from __future__ import annotations
@@ -19,11 +20,7 @@ from harness.checks.base import ORDINARY
 if TYPE_CHECKING:
     from harness.generate.pools import Pool
 
-__all__ = ["budget_for", "calibrate", "pool_budget"]
-
-#: Share of an adapter's time budget the long pieces may take (after the short inputs).
-LONG_SHARE = 0.1
-
+__all__ = ["budget_for", "calibrate", "declared_share", "pool_budget", "share_budget"]
 
 def budget_for(seconds_per_input: float, *, max_examples: int, time_budget_s: float) -> int:
     """How many generated inputs an adapter gets: the largest halving of ``max_examples``
@@ -57,30 +54,39 @@ def calibrate(adapter: Calls, pool: list[str], *, max_examples: int, time_budget
     return budget_for(per_encode * 12, max_examples=max_examples, time_budget_s=time_budget_s)
 
 
-def pool_budget(adapter: Calls, pool: "Pool", *, max_examples: int, time_budget_s: float) -> int:
-    """How many leading inputs of ``pool`` an adapter takes.
+def share_budget(halvings: int, *, max_examples: int) -> int:
+    """``max_examples`` halved ``halvings`` times, never below ``min(10, max_examples)``.
 
-    The short part (atoms, pattern inputs, mixtures) is calibrated as before, its
-    full size being ``max_examples`` plus the pattern inputs. Only an adapter that takes
-    all of it goes on to the long pieces (shortest first), as many as fit
-    :data:`LONG_SHARE` of the time budget at the speed it showed on a 512-byte piece.
+    >>> share_budget(0, max_examples=150), share_budget(2, max_examples=150), share_budget(9, max_examples=150)
+    (150, 37, 10)
     """
+    if halvings < 0:
+        raise ValueError(f"generated_halvings is 0 or more, not {halvings}")
+    return max(max_examples >> halvings, min(10, max_examples))
+
+
+def pool_budget(adapter: Calls, pool: "Pool", *, max_examples: int, time_budget_s: float | None = None) -> int:
+    """How many leading inputs of ``pool`` an adapter takes: decided by its declared
+    :attr:`~harness.interface.Capabilities.generated_halvings` alone, never by timing,
+    so ``--jobs 2`` on a loaded machine checks what ``--jobs 1`` checks on an idle one.
+
+    No halving is the whole pool, long pieces included; otherwise the short part
+    (atoms, pattern inputs, mixtures), whose full size is ``max_examples`` plus the
+    pattern inputs, halved that many times, and no long pieces. ``time_budget_s`` is
+    ignored (kept for callers).
+    """
+    halvings = adapter.info.capabilities.generated_halvings
+    if halvings <= 0:
+        return len(pool.texts)
     short = pool.texts[: pool.short_count]
     longs = pool.texts[pool.short_count :]
     wanted = max_examples + pool.fixed - len(longs)
-    budget = min(len(short), calibrate(adapter, short, max_examples=wanted, time_budget_s=time_budget_s))
-    if budget < len(short) or not longs:
-        return budget
-    probe = min(longs, key=lambda t: abs(len(t.encode("utf-8", "surrogatepass")) - 512))
-    adapter.reset()
-    started = time.perf_counter()
-    adapter.encode(probe, ORDINARY)
-    per_byte = (time.perf_counter() - started) / max(1, len(probe.encode("utf-8", "surrogatepass")))
-    adapter.reset()
-    spent, taken = 0.0, 0
-    for text in longs:
-        spent += per_byte * len(text.encode("utf-8", "surrogatepass")) * 12
-        if spent > time_budget_s * LONG_SHARE:
-            break
-        taken += 1
-    return budget + taken
+    return min(len(short), share_budget(halvings, max_examples=wanted))
+
+
+def declared_share(adapter: Calls, pool: "Pool", taken: int) -> dict[str, int]:
+    """What parity.json says of an adapter's share of ``pool``: its declared halvings, the
+    pool's size, the inputs it takes and what it skips (short inputs, long pieces)."""
+    short = pool.short_count
+    return {"halvings": adapter.info.capabilities.generated_halvings, "pool": len(pool.texts), "inputs": taken,
+            "skipped_short": max(0, short - taken), "skipped_long_pieces": len(pool.texts) - max(taken, short)}

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from harness.cases.model import GeneratedText
 
-__all__ = ["LONG_KINDS", "LONG_LENGTHS", "LongOptions", "long_text", "parse_sizes"]
+__all__ = ["DEFAULT_LONG", "KINDS", "LONG_KINDS", "LONG_LENGTHS", "LongOptions", "long_text", "parse_sizes"]
 
 #: kind -> the unit repeated. ``mixed`` cycles through every other kind's unit.
 LONG_KINDS: dict[str, str] = {
@@ -36,16 +36,30 @@ LONG_KINDS: dict[str, str] = {
 }
 LONG_LENGTHS: tuple[int, ...] = (10_000, 100_000, 1_000_000)
 
+#: Kinds of the default run's long inputs besides those above (goldens keep to
+#: :data:`LONG_KINDS`, so recorded snapshots do not change): mixed whitespace alone,
+#: emoji sequences with joiners and skin-tone modifiers, and ordinary prose, written for
+#: tokconf, repeated: what users paste.
+EXTRA_KINDS: dict[str, str] = {
+    "whitespace": " \t\n \u3000\r\n\u00a0  ",
+    "emoji": "\U0001F469\U0001F3FD\u200D\U0001F4BB\U0001F3F3\uFE0F\u200D\U0001F308\U0001F44D\U0001F3FF ",
+    "document": ("The report was due on Monday, so Mara spent the weekend reading logs. Each line said "
+                 "what a server did, when, and for whom; most of it was dull. On Sunday night she found "
+                 "the one request that took 41 seconds instead of 40 milliseconds. \"Why?\" she wrote "
+                 "in the margin, and then, after an hour: \"Because the cache was cold.\"\n\n"),
+}
+KINDS: dict[str, str] = {**LONG_KINDS, **EXTRA_KINDS}
+
 
 @dataclass(frozen=True)
 class LongOptions:
-    kinds: tuple[str, ...] = tuple(LONG_KINDS)
+    kinds: tuple[str, ...] = tuple(KINDS)
     lengths: tuple[int, ...] = LONG_LENGTHS
 
     def __post_init__(self) -> None:
-        unknown = [k for k in self.kinds if k not in LONG_KINDS]
+        unknown = [k for k in self.kinds if k not in KINDS]
         if unknown:
-            raise ValueError(f"long input kinds are {', '.join(LONG_KINDS)}; not {', '.join(unknown)}")
+            raise ValueError(f"long input kinds are {', '.join(KINDS)}; not {', '.join(unknown)}")
         if list(self.lengths) != sorted(self.lengths) or not self.lengths or self.lengths[0] < 1:
             raise ValueError(f"long input lengths must be positive and ascending, not {self.lengths}")
 
@@ -56,8 +70,17 @@ def long_text(kind: str, length: int) -> GeneratedText:
     >>> long_text("spaces", 5).text(), long_text("mixed", 16).times
     ('     ', 2)
     """
-    unit = LONG_KINDS[kind]
-    return GeneratedText(repeat=unit, times=max(1, length // len(unit)))
+    unit = KINDS[kind]
+    return GeneratedText(repeat=unit, times=max(1, -(-length // len(unit))))
+
+
+#: Every default run (``ci`` without ``--long``): one input of at least 100,000 characters
+#: per class the issue names (letters, digits, spaces, mixed whitespace, CJK, emoji, a
+#: long ordinary document); the 10^6 tier stays behind ``--long``. The 10^4 step first
+#: measures how each adapter grows: from the 1,000-character probe alone the ladder
+#: assumes quadratic growth, and on a loaded machine skipped even tiktoken at 10^5.
+DEFAULT_LONG = LongOptions(kinds=("letters", "digits", "spaces", "whitespace", "cjk", "emoji", "document"),
+                           lengths=(10_000, 100_000))
 
 
 def parse_sizes(text: str) -> tuple[int, ...]:

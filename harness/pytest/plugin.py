@@ -47,7 +47,9 @@ processes (``--tokconf-isolate``, ``--tokconf-no-isolate``, ``--tokconf-timeout`
 ``--tokconf-memory-limit``); ``--tokconf-jobs N`` runs the pre-pass (vocabulary checks,
 documented cases) and every case item ahead over N processes, each item then judged as
 it runs. ``--tokconf-long`` adds the cases tagged long and the long tier of ``tokconf run
---long``, one item per (encoding, kind): ``tokconf::long[cl100k_base:spaces]``.
+--long``, one item per (encoding, kind): ``tokconf::long[cl100k_base:spaces]``;
+``--tokconf-default-long`` the default run's long inputs; ``--tokconf-no-every-token``
+leaves out the every-token items (one per adapter, not under the dev profile).
 
 ``--tokconf-golden FILE`` adds one item that gates on a golden (``tokconf snapshot``),
 ``--tokconf-update-golden`` rewrites it instead (:mod:`harness.pytest.golden`).
@@ -67,7 +69,7 @@ __all__ = ["SuiteRequest", "tokconf_suite"]
 _OPTIONS = ("tokconf_impl", "tokconf_encoding", "tokconf_cases", "tokconf_plugin", "tokconf_reference",
             "tokconf_report", "tokconf_profile", "tokconf_no_generated", "tokconf_jobs", "tokconf_isolate",
             "tokconf_no_isolate", "tokconf_timeout", "tokconf_memory_limit", "tokconf_long", "tokconf_long_sizes",
-            "tokconf_shrink_seconds", "tokconf_encoding_file")
+            "tokconf_shrink_seconds", "tokconf_encoding_file", "tokconf_no_every_token", "tokconf_default_long")
 _SUITES = pytest.StashKey[dict]()
 _USED = pytest.StashKey[list]()
 
@@ -142,6 +144,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="also the cases tagged long and the long tier, as `tokconf run --long` (on under the nightly profile)")
     group.addoption("--tokconf-long-sizes", default=None, metavar="N,N,...",
                     help="lengths the long tier climbs (default 10000,100000,1000000)")
+    group.addoption("--tokconf-no-every-token", action="store_true", default=False,
+                    help="no every-token items, as tokconf run --no-every-token")
+    group.addoption("--tokconf-default-long", action="store_true", default=False,
+                    help="the default run's long inputs (10^5 characters per class), as tokconf run --default-long")
     group.addoption("--tokconf-golden", metavar="FILE", default=None,
                     help="gate on a golden (tokconf snapshot): one item that fails on any changed outcome")
     group.addoption("--tokconf-update-golden", action="store_true", default=False,
@@ -172,6 +178,8 @@ def _options(config: pytest.Config, request: SuiteRequest) -> Any:
         references=request.references + tuple(get("tokconf_reference")),
         profile=get("tokconf_profile") or request.profile,
         generated=request.generated and not get("tokconf_no_generated"),
+        every_token=not get("tokconf_no_every_token"),
+        default_long=bool(get("tokconf_default_long")),
         jobs=jobs,
         isolate="all" if get("tokconf_isolate") else "none" if get("tokconf_no_isolate") else "auto",
         timeout_s=get("tokconf_timeout") or 60.0,

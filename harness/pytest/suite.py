@@ -5,8 +5,10 @@ A :class:`Suite` turns the plugin's options into the :class:`~harness.engine.pla
 as the engine does (:func:`harness.engine.execute.prepare`: the same cases, adapters and
 references) and cuts it into the same units (:meth:`Suite.units`): one per adapter's
 vocabulary check, one per case, one per slice of the generated pools (the very inputs
-``tokconf run`` generates, not a generator of the plugin's own), then the
-coverage-steered inputs. An item runs its unit (:meth:`Suite.run`) and
+``tokconf run`` generates, not a generator of the plugin's own), the coverage-steered
+inputs, then the units of every phase that says its own (:class:`~harness.engine.phases.PhaseUnit`:
+every token, one per adapter; everyday text; the long inputs, one per encoding and kind).
+An item runs its unit (:meth:`Suite.run`) and
 
 - judges the unit's delta at once (:func:`harness.run.deltas.judge_delta` on a runner
   that already knows every documented divergence, from a pre-pass over the vocabulary
@@ -59,6 +61,8 @@ class SuiteOptions:
     references: tuple[str, ...] = ()
     profile: str | None = None
     generated: bool = True
+    #: the every-token phase (with the generated inputs; ``--tokconf-no-every-token``)
+    every_token: bool = True
     #: seconds of generated checking per adapter before slower adapters get fewer examples
     time_budget_s: float = 12.0
     #: processes for the pre-pass and the case items (``--tokconf-jobs``)
@@ -71,6 +75,8 @@ class SuiteOptions:
     long: bool = False
     #: the lengths of the long tier
     long_sizes: tuple[int, ...] = LONG_LENGTHS
+    #: the default run's long inputs (``tokconf run --default-long``)
+    default_long: bool = False
     #: time bound of shrinking one finding (None: no bound)
     shrink_seconds: float | None = DEFAULT_SHRINK_SECONDS
 
@@ -82,18 +88,20 @@ class SuiteOptions:
                                   no_isolate=self.isolate == "none", timeout=self.timeout_s,
                                   memory_limit=self.memory_limit_mb or 0)
         # the plan's phases but the corpus (the plugin has no --corpus): the registered ones too
-        # (and, as --no-generated does, no everyday text without the generated inputs)
-        phases = tuple(p for p in Plan().phases
-                       if p != "corpus" and (self.generated or p not in ("generated", "everyday")))
+        # (and, as --no-generated does, no everyday text or every token without the generated inputs)
+        left_out = {"corpus"} | (set() if self.generated else {"generated", "everyday", "every-token"}) \
+            | (set() if self.every_token else {"every-token"})
+        phases = tuple(p for p in Plan().phases if p not in left_out)
         return Plan(adapters=choice, cases=self.cases, profile=self.profile, long=self.long, phases=phases,
-                    long_sizes=self.long_sizes,
+                    long_sizes=self.long_sizes, default_long=self.default_long,
                     limits=Limits(shrink_seconds=self.shrink_seconds, time_budget_s=self.time_budget_s),
                     executor=Executor(jobs=self.jobs))
 
 
 @dataclass(frozen=True)
 class Unit:
-    """One item's share of the plan: ``phase`` (vocab, cases, generated, steered), its
+    """One item's share of the plan: ``phase`` (vocab, every-token, cases, generated,
+    steered, long), its
     task for :func:`harness.run.parallel.run_task`, and where it stands in the plan."""
 
     name: str

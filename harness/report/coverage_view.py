@@ -48,6 +48,8 @@ def coverage_rows(data: Mapping[str, Any]) -> list[dict[str, Any]]:
             "categories": entry.get("categories", []),
             "scripts": entry.get("scripts", []),
             "steered": entry.get("steered"),
+            "every_token": entry.get("every_token"),
+            "reachability": entry.get("reachability"),
             "pattern_source": pattern["source"] if pattern else None,
             "pattern": pattern["pattern"] if pattern else None,
             "branches": pattern["branches"] if pattern else [],

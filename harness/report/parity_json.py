@@ -229,6 +229,8 @@ def run_limits(result: RunResult, *, shrink_calls: int | None = None, shrink_sec
     return {
         "max_examples": result.max_examples,
         "generated_inputs": dict(sorted(result.budgets.items())),
+        # declared per adapter, never timed: which inputs ran does not depend on the machine
+        "generated_share": {n: dict(s) for n, s in sorted(getattr(result, "shares", {}).items())},
         "shrink": {"calls": shrink_calls, "seconds": shrink_seconds},
         **({"isolation": isolation} if isolation else {}),
         **({"long_reach": {n: dict(k) for n, k in sorted(long_reach.items())}} if long_reach else {}),

@@ -11,8 +11,10 @@ collector records, over every input the adapter was checked on (cases and genera
   side by side (:func:`harness.generate.pattern_inputs.pattern_inputs`) and any other an
   input showed; many of the ``n*n`` ordered pairs (also given) are impossible (nothing
   follows ``\\s++$``);
-- **vocabulary**: distinct IDs in its encode outputs, out of its vocabulary size (the
-  ordinary IDs found by probing ``token_bytes``, plus the special IDs);
+- **vocabulary**: distinct IDs in its encode outputs or checked one by one by the
+  every-token phase, out of its vocabulary size (the ordinary IDs found by probing
+  ``token_bytes``, plus the special IDs); with that phase, also how many IDs it checked
+  and, for a reference, its reachability audit (``every_token``, ``reachability``);
 - **merge ranks** applied, for adapters that trace their merges (sampled: the first
   :data:`TRACE_INPUTS` generated inputs of each pool of at most :data:`TRACE_CHARS` characters, so the
   figure is repeatable and cheap), out of the merges the vocabulary holds;
@@ -107,6 +109,12 @@ class _Seen:
     categories: set[str] = field(default_factory=set)
     scripts: set[str] = field(default_factory=set)
     steered: dict[str, int] | None = None
+    #: IDs the every-token phase checked (:mod:`harness.run.every_token`)
+    checked: set[int] = field(default_factory=set)
+    #: token texts that differed there beyond what was checked in full
+    left_over: int = 0
+    #: a reference's reachability audit (:mod:`harness.checks.reachability`), as JSON
+    reachability: dict[str, Any] | None = None
 
 
 class Collector:
@@ -153,6 +161,15 @@ class Collector:
             if rounds.is_ok:
                 seen.ranks.update(r.rank for r in rounds.value if getattr(r, "rank", None) is not None)
 
+    def checked(self, adapter: Calls, ids: Iterable[int], *, left_over: int = 0) -> None:
+        """The every-token phase checked these IDs on the adapter."""
+        seen = self._for(adapter)
+        seen.checked.update(ids)
+        seen.left_over += left_over
+
+    def audited(self, reference: Calls, reachability: dict[str, Any]) -> None:
+        self._for(reference).reachability = reachability
+
     def fresh(self) -> "Collector":
         """An empty collector with the same pattern lookup (a ``--jobs`` task's own)."""
         return Collector(reference_pattern=self._reference_pattern)
@@ -177,6 +194,9 @@ class Collector:
             mine.ranks |= other.ranks
             mine.categories |= other.categories
             mine.scripts |= other.scripts
+            mine.checked |= other.checked
+            mine.left_over += other.left_over
+            mine.reachability = mine.reachability or other.reachability
 
     def steer(self, reference: Calls, *, seed: int) -> Steered:
         """:data:`STEERED` inputs holding tokens ``reference`` has not produced so far."""
@@ -225,7 +245,12 @@ class Collector:
             known = constructible | {f"pair:{a}>{b}" for a, b in seen.pairs}
             out["pairs"] = {**_fraction(len(seen.pairs), len(known)), "ordered": n * n}
         size = vocab_size(calls)
-        out["vocab"] = {**_fraction(len(seen.ids), size)} if size else None
+        # an ID counts once an encode produced it or the every-token phase checked it
+        out["vocab"] = {**_fraction(len(seen.ids | seen.checked), size)} if size else None
+        if seen.checked:
+            out["every_token"] = {"checked": len(seen.checked), "not_fully_checked": seen.left_over}
+        if seen.reachability is not None:
+            out["reachability"] = seen.reachability
         if calls.info.capabilities.trace:
             merges = max(0, size - 256 - len(calls.info.special_ids)) if size else 0
             out["merges"] = {**_fraction(len(seen.ranks), merges), "traced_inputs": seen.traced} if merges else None

@@ -146,6 +146,16 @@ def _long_task(units: Sequence[Any]) -> Delta:
     return delta
 
 
+def _every_token_task(units: Sequence[Any]) -> Delta:
+    from harness.run.every_token import run_slice
+
+    sub = _RUNNER.fresh()
+    before = len(sub.notes)
+    for token_slice, names in units:
+        run_slice(sub, token_slice, names)
+    return delta_of(sub, before)
+
+
 def _shrink_task(work: Sequence[tuple[Any, int, float | None]]) -> list[tuple[Finding, bool]]:
     from harness.generate.minimise import shrink_finding_bounded
 
@@ -166,7 +176,7 @@ def _pool_task(specs: Sequence[dict[str, Any]]) -> list[Any]:
 
 TASKS: dict[str, Callable[[Sequence[Any]], Any]] = {
     "vocab": _vocab_task, "cases": _case_task, "generated": _generated_task, "long": _long_task,
-    "shrink": _shrink_task, "pool": _pool_task,
+    "every-token": _every_token_task, "shrink": _shrink_task, "pool": _pool_task,
 }
 
 

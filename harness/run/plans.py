@@ -53,7 +53,7 @@ def prepare_pools(runner: Any, options: Any) -> list[PoolPlan]:
     """The generated phase's pools (built on the runner's executor) and each adapter's share
     of them; sets the runner's profile, seed, size and budgets, which the report shows.
     ``options``: a :class:`harness.run.runner.GenerationOptions`."""
-    from harness.generate.budget import pool_budget
+    from harness.generate.budget import declared_share, pool_budget
     from harness.generate.strategies import profile_settings, resolve_profile
 
     runner.generated = True
@@ -70,8 +70,9 @@ def prepare_pools(runner: Any, options: Any) -> list[PoolPlan]:
     plans = [(pool, adapters, reference) for pool, (_, adapters, reference) in zip(pools, planned)]
     for pool, adapters, _ in plans:
         for adapter in adapters:
-            runner.budgets[adapter.name] = pool_budget(adapter, pool, max_examples=runner.max_examples,
-                                                       time_budget_s=options.time_budget_s)
+            # declared, never timed (issue 20): the same inputs on a loaded machine
+            runner.budgets[adapter.name] = pool_budget(adapter, pool, max_examples=runner.max_examples)
+            runner.shares[adapter.name] = declared_share(adapter, pool, runner.budgets[adapter.name])
     return plans
 
 

@@ -157,6 +157,8 @@ class RunResult:
     seed: int | None
     max_examples: int
     budgets: dict[str, int] = field(default_factory=dict)
+    #: adapter -> its declared share of the generated pool and what it skipped
+    shares: dict[str, dict[str, int]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     #: set when the run was interrupted: {"reason": ..., "phase": ...}
     incomplete: dict[str, str] | None = None

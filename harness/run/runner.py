@@ -9,10 +9,10 @@ Flow (``tokconf run`` calls the phases in order; the pytest plugin uses the piec
    (:func:`harness.generate.strategies.hostile_text` with the special literals of that
    encoding's adapters; a closed vocabulary gets text from its alphabet) under the
    ``ordinary`` policy, built by :mod:`harness.generate.pools` (atoms, inputs from the
-   group's split patterns, mixtures, long pieces; then coverage-steered inputs). Fast
-   adapters take the whole pool (``max_examples`` plus the fixed sets); slower ones a
-   share chosen from a short timing (:func:`harness.generate.budget.pool_budget`),
-   rounded to halvings so small timing noise does not change the count. Every input an
+   group's split patterns, mixtures, long pieces; then coverage-steered inputs). An
+   adapter takes the whole pool (``max_examples`` plus the fixed sets) unless it
+   declares a smaller share (:func:`harness.generate.budget.pool_budget`): never timed,
+   so the plan does not depend on the machine's speed. Every input an
    adapter was checked on feeds :class:`harness.run.coverage.Collector`.
 4. **judging by input** (:mod:`harness.run.settle`, :mod:`harness.run.judging`):
 
@@ -109,6 +109,8 @@ class Runner:
         self.pending: list[Candidate] = []
         self.vocab_findings: dict[str, list[Finding]] = {}
         self.budgets: dict[str, int] = {}
+        #: adapter -> its declared share of the generated pool (generate.budget.declared_share)
+        self.shares: dict[str, dict[str, int]] = {}
         self.notes: list[str] = list(selected.notes)
         #: (text, policy) -> {"origin", "case", "outcomes": {adapter: encode Outcome}}: what
         #: each adapter answered on each input, so ``tokconf diff`` can compare runs input by input
@@ -432,6 +434,7 @@ class Runner:
             checks=CHECKS, matrix={n: self.matrix[n] for n in sorted(self.matrix)},
             divergences=self.records, generated=self.generated, profile=self.profile,
             seed=self.seed, max_examples=self.max_examples, budgets=dict(self.budgets), notes=self.notes,
+            shares=dict(self.shares),
             incomplete=self.incomplete, inputs=self.inputs,
             coverage=self.coverage.summary(),
         )

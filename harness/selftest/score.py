@@ -20,12 +20,13 @@ from harness.registry import AdapterSpec, Family, Registry
 from harness.run.runner import Candidate, GenerationOptions, Runner, case_adapter_names
 from harness.run.selection import select
 from harness.selftest.faults_api import API_FAULTS
+from harness.selftest.faults_dropin import DROPIN_FAULTS
 from harness.selftest.faults_text import MERGE_FAULTS, SPLIT_FAULTS
 from harness.selftest.mutant import ENCODING, Mutant
 
-__all__ = ["FAULTS", "SMALL", "Score", "Verdict", "family", "run_selftest"]
+__all__ = ["FAULTS", "SMALL", "Score", "Verdict", "dropin_family", "family", "run_selftest"]
 
-FAULTS: list[type[Mutant]] = [*SPLIT_FAULTS, *MERGE_FAULTS, *API_FAULTS]
+FAULTS: list[type[Mutant]] = [*SPLIT_FAULTS, *MERGE_FAULTS, *API_FAULTS, *DROPIN_FAULTS]
 #: A minimal input this short (in characters) counts as small.
 SMALL = 12
 #: Findings shrunk per caught fault (the smallest, one per check).
@@ -83,6 +84,12 @@ def family(faults: Sequence[type[Mutant]] = FAULTS) -> Family:
                     description=f.summary)
         for f in faults
     ])
+
+
+def dropin_family() -> Family:
+    """Only the drop-in API faults (:mod:`harness.selftest.faults_dropin`), e.g. for
+    ``pytest --tokconf-plugin harness.selftest.score:dropin_family``."""
+    return family(DROPIN_FAULTS)
 
 
 def run_selftest(*, profile: str = "ci", faults: Sequence[type[Mutant]] = FAULTS,

@@ -1,0 +1,147 @@
+"""The every-token inputs: every ID of a reference vocabulary, as text and in context.
+
+A conformance run that samples the vocabulary passes a drop-in whose only fault is one
+token in the other 99 %. This phase's inputs are the whole ID space of the encoding's
+reference, cut into slices of :data:`SLICE_TOKENS` IDs (one task, and for an adapter in a
+worker one frame of calls, per slice):
+
+- every ordinary ID: the reference's bytes for it (``token_bytes``), compared with each
+  adapter's; where the bytes are valid UTF-8, its text alone and
+  :func:`harness.checks.reachability.context_text` of it (after a letter, twice, after a
+  newline, before a letter: one text, see there why one), :data:`CONTEXTS_PER_TEXT`
+  contexts packed into one text, encoded under the ordinary policy and compared with
+  the reference's IDs;
+- every special ID: its literal, encoded with every literal allowed, and its bytes.
+
+The reference's answers are computed once here, in the parent, and travel with each
+slice, so a slice checks an adapter without asking the reference again and the
+reachability audit (:func:`harness.checks.reachability.classify`) is made from the same
+answers. Pure input building: which IDs, which texts, what the reference said; the run
+module (:mod:`harness.run.every_token`) does the comparing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from harness.calls import Calls
+from harness.cases.model import Policy
+from harness.checks.base import ALL, ORDINARY
+from harness.checks.reachability import Reachability, classify, context_text
+from harness.checks.vocab import ordinary_end
+
+__all__ = ["EveryTokenPlan", "SLICE_TOKENS", "TokenSlice", "build_plan", "encode_all"]
+
+#: IDs per slice: one task of the run and, for a worker, one frame of ~2 x this many calls.
+SLICE_TOKENS = 2048
+#: token contexts per packed text. Calls, not characters, are what an adapter pays for
+#: on short texts (a worker's round trip, a pure-Python encoder's set-up per call), so 16
+#: contexts in one text cost about one call; a difference in a packed text is shrunk to
+#: the context that shows it like any other finding.
+CONTEXTS_PER_TEXT = 16
+
+
+@dataclass(frozen=True)
+class TokenSlice:
+    """A run of IDs with what the reference said about each (plain data: it is pickled)."""
+
+    encoding: str
+    reference: str
+    ids: tuple[int, ...]
+    #: the reference's bytes per ID (``None``: it has none: a hole)
+    pieces: tuple[bytes | None, ...]
+    #: the texts to check: (text, policy, the reference's IDs for it or ``None`` if it raised):
+    #: each token's text alone, its special literal, and the packed context texts
+    texts: tuple[tuple[str, Policy, tuple[int, ...] | None], ...]
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+@dataclass(frozen=True)
+class EveryTokenPlan:
+    encoding: str
+    reference: str
+    slices: tuple[TokenSlice, ...]
+    reachability: Reachability
+    #: the reference's bytes per ordinary ID (for listing the unreachable ones)
+    pieces: dict[int, bytes | None]
+    #: every ID the slices hold: ordinary and special
+    ids: frozenset[int]
+
+    def reachability_json(self) -> dict[str, Any]:
+        return self.reachability.to_json(self.pieces)
+
+
+def encode_all(calls: Calls, texts: Sequence[str], policy: Policy, *, frame: int = 2 * SLICE_TOKENS) -> list[Any]:
+    """Every text's encode outcome. An adapter in a worker is asked ``frame`` texts per
+    round trip (:meth:`Calls.prefetch`); in process one call each (measured: tiktoken's
+    own ``encode_ordinary_batch`` over 99,483 token texts took 3.7 s with one thread on
+    this 2-core machine under load, a loop of ``encode_ordinary`` 0.25 s, so a batch
+    call buys nothing in process). Memos are dropped per frame to bound memory."""
+    out: list[Any] = []
+    for start in range(0, len(texts), frame):
+        part = texts[start:start + frame]
+        calls.reset()
+        if calls.batches:
+            calls.prefetch([("encode", (t, policy), False) for t in part])
+        out += [calls.encode(t, policy) for t in part]
+    calls.reset()
+    return out
+
+
+def build_plan(reference: Calls, *, slice_tokens: int = SLICE_TOKENS) -> EveryTokenPlan:
+    """Ask the reference about every ID; cut the answers into slices."""
+    if slice_tokens < 1:
+        raise ValueError(f"slice_tokens must be at least 1, got {slice_tokens}")
+    specials = dict(reference.info.special_tokens)
+    special_ids = {i: literal for literal, i in specials.items()}
+    end = ordinary_end(reference)
+    pieces: dict[int, bytes | None] = {}
+    for token_id in range(end):
+        if token_id in special_ids:
+            continue
+        piece = reference.token_bytes(token_id)
+        pieces[token_id] = piece.value if piece.is_ok else None
+    texts = {i: p.decode("utf-8") for i, p in pieces.items() if p is not None and _utf8(p)}
+    order = sorted(texts)
+    alone = encode_all(reference, [texts[i] for i in order], ORDINARY)
+    context = encode_all(reference, [context_text(texts[i]) for i in order], ORDINARY)
+    literal_ids = sorted(special_ids)
+    allowed = encode_all(reference, [special_ids[i] for i in literal_ids], ALL)
+    reach = classify(pieces, {i: _ids(o) or () for i, o in zip(order, alone)},
+                     {i: _ids(o) or () for i, o in zip(order, context)})
+    own: dict[int, tuple[str, Policy, tuple[int, ...] | None]] = {}
+    for token_id, outcome in zip(order, alone):
+        own[token_id] = (texts[token_id], ORDINARY, _ids(outcome))
+    for token_id, outcome in zip(literal_ids, allowed):
+        own[token_id] = (special_ids[token_id], ALL, _ids(outcome))
+    all_ids = sorted(set(pieces) | set(literal_ids))
+    special_pieces = {i: special_ids[i].encode("utf-8") for i in literal_ids}
+    slices = []
+    for start in range(0, len(all_ids), slice_tokens):
+        ids = tuple(all_ids[start:start + slice_tokens])
+        in_slice = [i for i in ids if i in texts]
+        packs = ["".join(context_text(texts[i]) for i in in_slice[k:k + CONTEXTS_PER_TEXT])
+                 for k in range(0, len(in_slice), CONTEXTS_PER_TEXT)]
+        packed = encode_all(reference, packs, ORDINARY)
+        slices.append(TokenSlice(
+            encoding=reference.info.encoding, reference=reference.name, ids=ids,
+            pieces=tuple(special_pieces[i] if i in special_pieces else pieces[i] for i in ids),
+            texts=tuple(own[i] for i in ids if i in own) + tuple(
+                (text, ORDINARY, _ids(outcome)) for text, outcome in zip(packs, packed))))
+    return EveryTokenPlan(encoding=reference.info.encoding, reference=reference.name, slices=tuple(slices),
+                          reachability=reach, pieces=pieces, ids=frozenset(all_ids))
+
+
+def _utf8(piece: bytes) -> bool:
+    try:
+        piece.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _ids(outcome: Any) -> tuple[int, ...] | None:
+    return tuple(outcome.value) if outcome.is_ok else None

@@ -1,0 +1,153 @@
+"""The every-token phase: every ID of each encoding's reference through every adapter of it.
+
+Inputs come from :mod:`harness.generate.every_token` (the reference's answers included).
+For one slice and one adapter:
+
+1. **bytes**: the adapter's ``token_bytes(id)`` must be the reference's bytes (for a
+   special ID: its literal). A difference is a ``vocab-consistency`` finding of kind
+   ``token-bytes`` about that ID (a special ID: ``special-decode``, on its literal, as
+   the vocabulary check says it).
+2. **IDs**: each text of the slice (a token's text alone, in its context, a special
+   literal with every literal allowed) must encode to the reference's IDs; the
+   reference itself must give back its text's bytes. Comparing is cheap; only a text
+   that differs goes through the full set of generated checks
+   (:meth:`harness.run.runner.Runner.run_generated_input`), which makes the findings that
+   shrink and are judged like any other. At most :data:`FULL_CHECKS_PER_SLICE` texts per
+   (adapter, slice) do so: an adapter that differs on thousands of tokens (another
+   vocabulary) would otherwise spend the run shrinking copies of one fault; the count of
+   the rest is a note in the report.
+
+Every ID of a slice counts as checked for the adapter (the coverage measure ``vocab``);
+an adapter whose closed vocabulary does not hold a token's text is not counted against
+for it (``in_domain``), as everywhere.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from harness.calls import Calls
+from harness.checks.base import ORDINARY, Finding, shape
+from harness.generate.every_token import EveryTokenPlan, TokenSlice, build_plan, encode_all
+from harness.outcomes import Outcome
+from harness.run.settle import Candidate
+
+__all__ = ["FULL_CHECKS_PER_SLICE", "adapter_tasks", "plans_for", "run_slice"]
+
+#: texts per (adapter, slice) that differ and get the full checks; the rest are counted
+FULL_CHECKS_PER_SLICE = 4
+
+
+def plans_for(selected: Any) -> list[EveryTokenPlan]:
+    """One plan per encoding of the run whose reference takes part."""
+    plans = []
+    for encoding in selected.encodings():
+        reference = selected.reference_for(encoding)
+        if reference.name not in selected.calls:
+            continue
+        plans.append(build_plan(reference))
+    return plans
+
+
+def run_slice(runner: Any, token_slice: TokenSlice, names: Sequence[str]) -> dict[str, int]:
+    """Check one slice on each adapter of ``names``; returns adapter -> texts that
+    differed but were not checked in full (over :data:`FULL_CHECKS_PER_SLICE`)."""
+    calls = runner.selected.calls
+    reference = calls[token_slice.reference]
+    left_over: dict[str, int] = {}
+    for name in names:
+        adapter = calls[name]
+        differing = _differing_texts(runner, adapter, reference, token_slice)
+        for text in differing[:FULL_CHECKS_PER_SLICE]:
+            adapter.reset()
+            reference.reset()
+            runner.run_generated_input(text, adapter, reference)
+        if len(differing) > FULL_CHECKS_PER_SLICE:
+            left_over[name] = len(differing) - FULL_CHECKS_PER_SLICE
+        runner.coverage.checked(adapter, token_slice.ids, left_over=left_over.get(name, 0))
+        adapter.forget_pieces(token_slice.ids)
+    return left_over
+
+
+def _differing_texts(runner: Any, adapter: Calls, reference: Calls, token_slice: TokenSlice) -> list[str]:
+    is_reference = adapter is reference
+    if not is_reference:
+        _compare_bytes(runner, adapter, token_slice)
+    entries = token_slice.texts
+    by_policy: dict[Any, list[int]] = {}
+    for n, (_, policy, _) in enumerate(entries):
+        by_policy.setdefault(policy, []).append(n)
+    differing: list[str] = []
+    agreed = 0
+    for policy, positions in by_policy.items():
+        outcomes = encode_all(adapter, [entries[n][0] for n in positions], policy)
+        for n, outcome in zip(positions, outcomes):
+            text, _, expected = entries[n]
+            if _agrees(adapter, reference, text, outcome, expected, is_reference):
+                agreed += 1
+            elif adapter.in_domain(text) and reference.in_domain(text):
+                differing.append(text)
+    # an outcome equal to the reference's is both checks' agreement (same IDs, no error)
+    runner.cell(adapter.name, "id-parity").inputs += agreed
+    runner.cell(adapter.name, "error-category").inputs += agreed
+    return differing
+
+
+def _agrees(adapter: Calls, reference: Calls, text: str, outcome: Outcome, expected: tuple[int, ...] | None,
+            is_reference: bool) -> bool:
+    if not outcome.is_ok:
+        return False  # even where the reference raised too: the full checks judge it
+    if not is_reference:
+        return expected is not None and tuple(outcome.value) == expected
+    pieces = [reference.token_bytes(i) for i in outcome.value]
+    return all(p.is_ok for p in pieces) and b"".join(p.value for p in pieces) == text.encode("utf-8", "surrogatepass")
+
+
+def _compare_bytes(runner: Any, adapter: Calls, token_slice: TokenSlice) -> None:
+    if adapter.batches:
+        adapter.prefetch([("token_bytes", (i,), False) for i in token_slice.ids])
+    cell = runner.cell(adapter.name, "vocab-consistency")
+    specials = runner.selected.calls[token_slice.reference].info.special_ids
+    found = 0
+    for token_id, expected in zip(token_slice.ids, token_slice.pieces):
+        if expected is None:
+            continue
+        cell.inputs += 1
+        mine = adapter.token_bytes(token_id)
+        if mine.is_ok and mine.value == expected:
+            continue
+        text = expected.decode("utf-8", "replace")
+        if not adapter.in_domain(text):
+            continue  # a closed vocabulary need not hold a token outside its alphabet
+        found += 1
+        if found > FULL_CHECKS_PER_SLICE:
+            continue
+        if token_id in specials:
+            # the vocabulary check's own finding on a special ID (same kind, its literal as
+            # the input), so what documents that one (minbpe's KeyError) documents this one
+            kind, subject = ("special-decode" if mine.is_ok else f"special-decode:{shape(mine)}"), text
+        else:
+            kind, subject = "token-bytes", ""
+        finding = Finding(adapter.name, "vocab-consistency", kind,
+                          f"ID {token_id} is {mine.describe()} here, {Outcome.ok(expected).describe()} in "
+                          f"{token_slice.reference}", subject,
+                          outcomes=((adapter.name, mine), (token_slice.reference, Outcome.ok(expected))),
+                          decode_ids=(token_id,), shrinkable=False)
+        # judged like a vocabulary finding: on its ID, without shrinking
+        runner.pending.append(Candidate(finding, ORDINARY, token_slice.reference, "generated", None))
+
+
+def adapter_tasks(runner: Any) -> list[tuple[str, list[tuple[TokenSlice, tuple[str, ...]]]]]:
+    """The phase's units over every encoding of the run: (adapter, its task: every slice of
+    its encoding on it alone), the reference of each encoding first. The references are
+    asked here, once, and each one's reachability audit goes into its coverage entry."""
+    selected = runner.selected
+    out = []
+    for plan in plans_for(selected):
+        reference = selected.calls[plan.reference]
+        reference.forget_pieces(plan.ids)  # the plan holds what the slices need
+        runner.coverage.audited(reference, plan.reachability_json())
+        names = [a.name for a in selected.group(plan.encoding)]
+        for name in [plan.reference] + sorted(n for n in names if n != plan.reference):
+            out.append((name, [(token_slice, (name,)) for token_slice in plan.slices]))
+    return out

@@ -1,0 +1,131 @@
+"""The every-token phase (harness/run/every_token.py) against planted single-token faults.
+
+Each planted adapter is tiktoken with one token split in two (tests/token_faults.py). The
+20 IDs per encoding are drawn with a fixed seed. In process, each planted adapter runs the
+phase's slice that holds its ID (the very unit the whole phase runs for that ID; the
+phase's slices cover every ID, asserted below); through ``tokconf run``, one planted ID
+per encoding runs the whole phase, end to end.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+from harness.generate.every_token import EveryTokenPlan, build_plan
+from harness.registry import Registry, default_registry
+from harness.report.bounds import input_text
+from harness.run.every_token import run_slice
+from harness.run.runner import Runner
+from harness.run.selection import select
+from tests.token_faults import FAMILY, SplitToken, planted_ids
+
+ROOT = Path(__file__).resolve().parent.parent
+ENCODINGS = ("cl100k_base", "o200k_base")
+
+
+@lru_cache(maxsize=None)
+def _plan(encoding: str) -> EveryTokenPlan:
+    reg = Registry()
+    reg.add(default_registry().spec(f"tiktoken:{encoding}"), provider="test")
+    return build_plan(select(reg).reference_for(encoding))
+
+
+def _planted_run(encoding: str, ids: list[int]):  # type: ignore[no-untyped-def]
+    reg = Registry()
+    reg.add(default_registry().spec(f"tiktoken:{encoding}"), provider="test")
+    for token_id in ids:
+        reg.add(SplitToken(encoding, token_id), provider="test")
+    runner = Runner(select(reg))
+    plan = _plan(encoding)
+    for token_id in ids:
+        (token_slice,) = [s for s in plan.slices if token_id in s.ids]
+        run_slice(runner, token_slice, [f"split-token:{encoding}-{token_id}"])
+    return runner.finish()
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_twenty_planted_token_faults_each_fail_on_that_token(encoding: str) -> None:
+    ids = planted_ids(encoding)
+    assert len(set(ids)) == 20
+    result = _planted_run(encoding, ids)
+    pieces = _plan(encoding).pieces
+    for token_id in ids:
+        name = f"split-token:{encoding}-{token_id}"
+        token_text = pieces[token_id].decode("utf-8")  # type: ignore[union-attr]
+        found = [d for d in result.divergences if d.adapter == name and d.status == "unexpected"]
+        assert found, f"{name}: the split token {token_text!r} was not found"
+        minimal = found[0].text
+        assert minimal == token_text or (token_text in minimal and len(minimal) <= 12), (name, minimal, token_text)
+        assert result.failed
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_the_slices_hold_every_id_once(encoding: str) -> None:
+    plan = _plan(encoding)
+    ids = [i for s in plan.slices for i in s.ids]
+    assert len(ids) == len(set(ids)) == len(plan.ids)
+    assert len(ids) == {"cl100k_base": 100256 + 5, "o200k_base": 199998 + 2}[encoding]
+
+
+def test_tiktoken_itself_agrees_on_every_token() -> None:
+    """No fault planted: the reference through the whole o200k_base phase has no finding
+    (its unreachable token are facts of the vocabulary, not findings)."""
+    reg = Registry()
+    reg.add(default_registry().spec("tiktoken:o200k_base"), provider="test")
+    runner = Runner(select(reg))
+    plan = _plan("o200k_base")
+    for token_slice in plan.slices:
+        run_slice(runner, token_slice, ["tiktoken:o200k_base"])
+    result = runner.finish()
+    assert result.divergences == []
+    vocab = result.coverage["tiktoken:o200k_base"]["vocab"]
+    assert vocab["fraction"] == 1.0
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_tokconf_run_fails_on_a_planted_token_and_lists_the_unreachable(encoding: str, tmp_path: Path) -> None:
+    token_id = planted_ids(encoding)[0]
+    name = f"split-token:{encoding}-{token_id}"
+    proc = subprocess.run(
+        [sys.executable, "-m", "harness", "run", "--quiet", "--no-isolate", "--plugin", "tests.token_faults:FAMILY",
+         "--impl", name, "--no-cases", "--max-examples", "1", "--out", str(tmp_path)],
+        cwd=ROOT, capture_output=True, text=True, timeout=1800)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    data = json.loads((tmp_path / "latest" / "parity.json").read_text(encoding="utf-8"))
+    token_text = _plan(encoding).pieces[token_id].decode("utf-8")  # type: ignore[union-attr]
+    texts = [input_text(d["input"])
+             for d in data["divergences"] if d["adapter"] == name and d["status"] == "unexpected"]
+    assert any(t == token_text or (t and token_text in t and len(t) <= 12) for t in texts), texts
+    reference = f"tiktoken:{encoding}"
+    for adapter in (name, reference):
+        assert data["coverage"][adapter]["vocab"]["fraction"] == 1.0, adapter
+    listed = {entry["text"] for entry in data["coverage"][reference]["reachability"]["unreachable"]}
+    assert listed == ({" I'"} if encoding == "o200k_base" else set())
+    page = (tmp_path / "latest" / "parity.html").read_text(encoding="utf-8")
+    assert "reachability of its vocabulary" in page
+    assert ("␠I&#39;" in page) == (encoding == "o200k_base")  # the unreachable token, listed
+    assert FAMILY.kind == "split-token"
+
+
+def test_pytest_plugin_fails_the_planted_token_with_the_same_minimal_input(pytester: pytest.Pytester,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    monkeypatch.delenv("HYPOTHESIS_PROFILE", raising=False)
+    (pytester.path / "none.yaml").write_text("version: 1\ncases: []\n", encoding="utf-8")
+    token_id = planted_ids("cl100k_base")[1]
+    name = f"split-token:cl100k_base-{token_id}"
+    result = pytester.runpytest_subprocess(
+        "--tokconf-plugin", "tests.token_faults:FAMILY", "--tokconf-impl", name, "--tokconf-no-isolate",
+        "--tokconf-cases", "none.yaml", "-p", "no:cacheprovider", "-k", "every-token", timeout=1800)
+    outcomes = result.parseoutcomes()  # every-token[reference] passes; 2 vocab, generated slices deselected
+    assert (outcomes.get("passed"), outcomes.get("failed")) == (1, 1) and outcomes.get("deselected", 0) >= 3, outcomes
+    text = result.stdout.str()
+    token_text = _plan("cl100k_base").pieces[token_id].decode("utf-8")  # type: ignore[union-attr]
+    assert f"FAILED tokconf::every-token[{name}]" in text
+    assert f"minimal input: {token_text!r}" in text, text[-3000:]
