@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 from harness.registry import AdapterSpec
-from tests.wrong_adapters import ENCODING, CrlfAsLf
+from tests.wrong_adapters import ENCODING, CrlfAsLf, _Wrapped
 
 #: the case texts of tests/test_engine.py, which the runs note wherever they are encoded
 MARKED = ("engine unit one\r\nline two", "engine unit two")
@@ -49,3 +49,17 @@ def some_faults() -> object:
     wanted = ("digits-in-fours", "vocabulary-cut", "loose-special-match", "decode-per-token", "batch-reversed",
               "crlf-to-lf")
     return family([f for f in FAULTS if f.fault in wanted])
+
+
+class LongTail(_Wrapped):
+    """Drops the last character of any input over 50,000 characters: only a long input shows it."""
+
+    name = "wrong:long-tail"
+
+    def encode(self, text, **policy):  # type: ignore[no-untyped-def, override]
+        return super().encode(text[:-1] if len(text) > 50_000 else text, **policy)
+
+
+def long_tail() -> AdapterSpec:
+    return AdapterSpec(name=LongTail.name, encoding=ENCODING, factory=LongTail, library="tiktoken",
+                       description="deliberately wrong: drops the last character of inputs over 50,000 characters")

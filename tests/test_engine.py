@@ -167,6 +167,56 @@ def test_a_registered_phase_runs_as_a_unit_of_the_plan(tmp_path: Path) -> None:
     assert outcome.exit_code == 1
 
 
+def test_a_phase_that_says_its_units_is_pytest_items_judged_like_the_run(tmp_path: Path) -> None:
+    """A phase registered with ``units=`` runs under ``tokconf run`` (here the Python API) and
+    becomes pytest items (the suite), each unit one item, with the same unexpected finding."""
+    from harness.cases.model import Case
+    from harness import execute
+    from harness.engine.phases import PhaseUnit
+    from harness.pytest.suite import Suite, SuiteOptions
+
+    finished: list[int] = []
+
+    def units(ctx: Any) -> list[PhaseUnit]:
+        cases = [Case(id=f"unit-{i}", text=text, file="<test>", line=1) for i, text in enumerate(("a\r\nb", "plain"))]
+        return [PhaseUnit(case.id, "cases", ((case,), ctx.runner.vocab_for([case]))) for case in cases]
+
+    register_phase(Phase("test-units", units=units, finish=lambda ctx: finished.append(1)))
+    sys.path.insert(0, str(ROOT))
+    try:
+        plan = Plan(adapters=AdapterChoice.of(plugin=["tests.engine_adapters:crlf_where"],
+                                              impl=("wrong:crlf-where",), no_isolate=True),
+                    cases=(), phases=("vocab", "test-units"), outputs=Outputs(out=str(tmp_path / "run")))
+        outcome = execute(plan)
+        assert finished == [1]
+        suite = Suite(SuiteOptions(plugins=("tests.engine_adapters:crlf_where",), impls=("wrong:crlf-where",),
+                                   cases=(), generated=False, isolate="none"))
+        assert "test-units" in suite.plan.phases  # a registered phase is in every default plan
+        items = [u for u in suite.units() if u.phase == "test-units"]
+        assert [u.name for u in items] == ["test-units[unit-0]", "test-units[unit-1]"]
+        records = [r for u in suite.units() for r in suite.run(u)]
+        suite.report(str(tmp_path / "pytest"), argv=("pytest",))
+        suite.close()
+    finally:
+        del PHASES["test-units"]
+    from_run = {(d.adapter, d.case, d.text) for d in outcome.result.by_status("unexpected")}
+    assert from_run == {("wrong:crlf-where", "unit-0", "\r\n")}
+    # an item fails on the finding (here the vocabulary item finds "\r\n" first); the report
+    # groups it with the unit's case, as the run's does
+    assert {(r.adapter, r.text) for r in records if r.status == "unexpected"} == {("wrong:crlf-where", "\r\n")}
+    assert finished == [1, 1]  # the suite finished the phase once, before writing its report
+    data = json.loads((tmp_path / "pytest" / "latest" / "parity.json").read_text(encoding="utf-8"))
+    assert "unit-0" in {d.get("case") for d in data["divergences"]}  # the unit's case is in the report
+    assert _divergences(tmp_path / "pytest") == _divergences(tmp_path / "run")
+
+
+def test_a_phase_needs_either_run_or_units() -> None:
+    with pytest.raises(ValueError, match="needs exactly one of run= and units="):
+        Phase("neither")
+    with pytest.raises(ValueError, match="needs exactly one of run= and units="):
+        Phase("both", run=lambda ctx: None, units=lambda ctx: [])
+
+
 def _divergences(out: Path) -> list[tuple[str, str, str, str, str]]:
     from harness.report.bounds import input_text
 
@@ -175,19 +225,20 @@ def _divergences(out: Path) -> list[tuple[str, str, str, str, str]]:
                   for d in data["divergences"])
 
 
-def _both_fronts(tmp_path: Path, plugin: str, *extra: tuple[str, str]) -> tuple[list, list]:
+def _both_fronts(tmp_path: Path, plugin: str, *extra: tuple[str, str], long: bool = False) -> tuple[list, list]:
     """``tokconf run --plugin`` and ``pytest --tokconf-plugin`` with the same options (shrinking
     without a time bound on both sides: a bound hit under load would cut one side's minimal
     inputs short); the divergences of each report."""
     env = {k: v for k, v in os.environ.items() if k != "HYPOTHESIS_PROFILE"}
     env["PYTHONPATH"] = str(ROOT)
-    run_flags = [f for flag, value in extra for f in (flag, value)]
+    run_flags = [f for flag, value in extra for f in (flag, value)] + (["--long"] if long else [])
     run = subprocess.run([sys.executable, "-m", "harness", "run", "--plugin", plugin, "--impl", "tiktoken:cl100k_base",
                           "--shrink-seconds", "0", *run_flags, "--quiet", "--out", str(tmp_path / "run")],
                          cwd=ROOT, capture_output=True, text=True, timeout=3600, env=env)
     assert run.returncode == 1, run.stderr  # the faults are unexpected divergences
     (tmp_path / "project").mkdir()
     pytest_flags = [f for flag, value in extra for f in (flag.replace("--", "--tokconf-", 1), value)]
+    pytest_flags += ["--tokconf-long"] if long else []
     under_pytest = subprocess.run([sys.executable, "-m", "pytest", "--tokconf-plugin", plugin, "--tokconf-impl",
                                    "tiktoken:cl100k_base", "--tokconf-shrink-seconds", "0", *pytest_flags,
                                    "--tokconf-report", str(tmp_path / "pytest"), "-p", "no:cacheprovider", "-q"],
@@ -206,6 +257,18 @@ def test_pytest_and_tokconf_run_give_the_same_divergences_for_selftest_faults(tm
     names = {spec.name for spec in some_faults().specs()}
     from_run, from_pytest = _both_fronts(tmp_path, "tests.engine_adapters:some_faults")
     assert {adapter for adapter, _, _, status, _ in from_run if status == "unexpected"} == names
+    assert from_pytest == from_run
+
+
+def test_the_long_tier_is_pytest_items_that_find_what_the_run_finds(tmp_path: Path) -> None:
+    """A drop-in that loses the last character of inputs over 50,000 characters: only the
+    long tier can see it, and ``pytest --tokconf-long`` (one item per encoding and kind)
+    finds it with the same minimal input as ``tokconf run --long``."""
+    from_run, from_pytest = _both_fronts(tmp_path, "tests.engine_adapters:long_tail", ("--long-sizes", "60000"),
+                                         long=True)
+    unexpected = {(adapter, text) for adapter, _, _, status, text in from_run if status == "unexpected"}
+    assert unexpected and {adapter for adapter, _ in unexpected} == {"wrong:long-tail"}
+    assert all(len(text) > 50_000 for _, text in unexpected)  # nothing shorter shows the fault
     assert from_pytest == from_run
 
 

@@ -52,6 +52,8 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
     parser.add_argument("--long", action="store_true",
                         help="add the long-input tier: generated runs of 10^4 to 10^6 characters (not with "
                              "--no-generated), and the cases tagged long (on under --profile nightly)")
+    parser.add_argument("--long-sizes", default="10000,100000,1000000", metavar="N,N,...",
+                        help="lengths the long tier climbs (default 10000,100000,1000000)")
     parser.add_argument("--shrink-seconds", type=float, default=None, metavar="SECONDS",
                         help="time bound of shrinking one finding (default 60; 0 = no bound)")
     parser.add_argument("--min-coverage", action="append", default=[], metavar="[MEASURE=]FRACTION",
@@ -102,7 +104,7 @@ def plan_from_args(args: argparse.Namespace) -> Any:
     """The :class:`~harness.engine.plan.Plan` the flags of ``tokconf run`` describe (exit 2 if bad)."""
     from harness.cli.selection_args import selection_from_args
     from harness.engine.plan import Executor, Limits, Outputs, Plan, PlanError
-    from harness.engine.phases import DEFAULT_PHASES
+    from harness.engine.phases import default_phases
     from harness.run.coverage import parse_minimums
     from harness.run.settle import DEFAULT_SHRINK_SECONDS
 
@@ -115,14 +117,20 @@ def plan_from_args(args: argparse.Namespace) -> Any:
     shrink = DEFAULT_SHRINK_SECONDS if args.shrink_seconds is None else (args.shrink_seconds or None)
     if args.shrink_seconds is not None and args.shrink_seconds < 0:
         shrink = args.shrink_seconds  # the plan refuses it, with the flag's own words
-    phases = tuple(p for p in DEFAULT_PHASES if not (args.no_generated and p == "generated"))
+    phases = tuple(p for p in default_phases() if not (args.no_generated and p == "generated"))
+    from harness.generate.long_inputs import parse_sizes
+
+    try:
+        long_sizes = parse_sizes(args.long_sizes)
+    except ValueError as exc:
+        raise UsageError(f"--long-sizes {exc}") from exc
     try:
         minimums = tuple(parse_minimums(args.min_coverage).items())
         return Plan(
             adapters=selection_from_args(args, []),
             cases=() if args.no_cases else (tuple(args.cases) if args.cases else None),
             phases=phases, profile=args.profile, seed=args.seed, max_examples=args.max_examples, long=args.long,
-            corpus=tuple(args.corpus), corpus_options=corpus,
+            long_sizes=long_sizes, corpus=tuple(args.corpus), corpus_options=corpus,
             limits=Limits(shrink_seconds=shrink),
             executor=Executor(kind=args.executor, jobs=args.jobs, scheduler=args.scheduler,
                               shard_size=args.shard_size, resume=args.resume),

@@ -46,13 +46,12 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
 def long_sizes(args: argparse.Namespace) -> tuple[int, ...]:
     if not args.long:
         return ()
+    from harness.generate.long_inputs import parse_sizes
+
     try:
-        sizes = tuple(int(s) for s in args.long_sizes.split(",") if s.strip())
+        return parse_sizes(args.long_sizes)
     except ValueError as exc:
-        raise UsageError(f"--long-sizes {args.long_sizes!r}: expected numbers separated by commas") from exc
-    if not sizes or min(sizes) < 1:
-        raise UsageError(f"--long-sizes {args.long_sizes!r}: expected positive lengths")
-    return sizes
+        raise UsageError(f"--long-sizes {exc}") from exc
 
 
 def run(args: argparse.Namespace) -> int:

@@ -115,7 +115,7 @@ def prepare(plan: Plan, *, require: bool = True) -> Prepared:
 
 def execute(plan: Plan, *, progress: ProgressFn | None = None, quiet: bool = True) -> RunOutcome:
     """Run ``plan`` and write its reports; the outcome (raises :class:`PlanError` for bad input)."""
-    from harness.report.parity_json import run_id, run_limits, write_atomic
+    from harness.report.parity_json import run_id, write_atomic
     from harness.engine.corpus import CorpusPhase
     from harness.run.coverage import below_minimum
     from harness.engine.phases import PHASES, RunContext
@@ -146,7 +146,7 @@ def execute(plan: Plan, *, progress: ProgressFn | None = None, quiet: bool = Tru
         try:
             corpus.start()  # the executor's cluster, before any phase hands it units
             for name, phase in PHASES.items():
-                ran = phase.run(ctx) is not False if name in plan.phases else False
+                ran = phase.execute(ctx) if name in plan.phases else False
                 if phase.mark and (ran or phase.always_mark):
                     clock.mark(phase.mark)
                 if name == "cases" and plan.outputs.profile_harness:
@@ -179,11 +179,8 @@ def execute(plan: Plan, *, progress: ProgressFn | None = None, quiet: bool = Tru
                         "are unavailable, or drop --no-generated")
 
     short = below_minimum(result.coverage, dict(plan.outputs.min_coverage))
-    iso = ready.isolation
-    limits = run_limits(result, shrink_calls=runner.max_shrink_calls if stopped is None else 0,
-                        shrink_seconds=plan.limits.shrink_seconds, long_reach=runner.long_reach,
-                        isolation=None if iso is None else {"mode": iso.mode, "timeout_s": iso.timeout_s,
-                                                            "memory_limit_mb": iso.memory_limit_mb})
+    limits = limits_of(result, runner, ready.isolation, shrink_seconds=plan.limits.shrink_seconds,
+                       shrank=stopped is None)
     data, folder, latest = write_reports(result, plan=plan, started=started, finished=finished,
                                          case_files=ready.case_files, executor=corpus.info(), folder=folder,
                                          limits=limits, coverage_below=short, lost_shards=list(corpus.lost),
@@ -199,6 +196,17 @@ def execute(plan: Plan, *, progress: ProgressFn | None = None, quiet: bool = Tru
         write_atomic(folder / "harness-profile.json", clock.summary())
     return RunOutcome(result=result, data=data, folder=folder, latest=latest, new_cases=new_cases, short=short,
                       lost=corpus.lost, stopped=stopped, profile=clock)
+
+
+def limits_of(result: Any, runner: Any, isolation: Any, *, shrink_seconds: float | None,
+              shrank: bool = True) -> dict[str, Any]:
+    """The report's ``limits``: every budget and cap that bounded what ``runner`` ran."""
+    from harness.report.parity_json import run_limits
+
+    return run_limits(result, shrink_calls=runner.max_shrink_calls if shrank else 0, shrink_seconds=shrink_seconds,
+                      long_reach=runner.long_reach,
+                      isolation=None if isolation is None else {"mode": isolation.mode, "timeout_s": isolation.timeout_s,
+                                                                "memory_limit_mb": isolation.memory_limit_mb})
 
 
 def write_reports(result: Any, *, plan: Plan, started: _dt.datetime, finished: _dt.datetime,

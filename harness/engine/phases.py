@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-__all__ = ["DEFAULT_PHASES", "PHASES", "Phase", "RunContext", "register_phase"]
+__all__ = ["PHASES", "Phase", "PhaseUnit", "RunContext", "default_phases", "register_phase", "run_units"]
 
 
 @dataclass
@@ -33,14 +33,72 @@ class RunContext:
 
 
 @dataclass(frozen=True)
+class PhaseUnit:
+    """One unit a phase hands to whatever executes the plan: a task of ``kind`` (a key of
+    :data:`harness.run.parallel.TASKS`) and a readable name, unique within the phase, that
+    becomes the pytest item's id (``long[cl100k_base:spaces]``; never an install path)."""
+
+    name: str
+    kind: str
+    task: Any
+
+
+@dataclass(frozen=True)
 class Phase:
+    """A named input phase.
+
+    A phase that can say its units up front gives ``units``: ``tokconf run``, ``--jobs``
+    and Dask run them (:func:`run_units`), the pytest plugin makes each an item, and
+    ``finish`` (if any) turns the applied deltas into the phase's notes once every unit
+    ran, whichever front door ran them. ``run`` is for phases that cannot (the built-in
+    vocabulary, cases, corpus and generated phases, which the plugin cuts itself).
+    """
+
     name: str
     #: runs the phase; returns False when it had nothing to do
-    run: Callable[[RunContext], bool | None]
+    run: Callable[[RunContext], bool | None] | None = None
     #: the harness profile's stopwatch mark after it (None: counted in the next mark)
     mark: str | None = None
     #: take the mark when the plan leaves the phase out too (the profile's phases stay fixed)
     always_mark: bool = False
+    #: the phase's units, in the order they merge (empty: nothing to do)
+    units: Callable[[RunContext], list[PhaseUnit]] | None = None
+    #: after every unit's delta is applied to the run's runner (``ctx.runner``): its notes
+    finish: Callable[[RunContext], None] | None = None
+
+    def __post_init__(self) -> None:
+        if (self.run is None) == (self.units is None):
+            raise ValueError(f"phase {self.name!r} needs exactly one of run= and units=")
+
+    def execute(self, ctx: RunContext) -> bool:
+        """Run the phase on ``ctx.runner`` (what ``tokconf run`` does); False: nothing to do."""
+        if self.run is not None:
+            return self.run(ctx) is not False
+        return run_units(ctx, self)
+
+
+def run_units(ctx: RunContext, phase: Phase) -> bool:
+    """``phase``'s units on the run's executor, merged in unit order, then its ``finish``."""
+    units = phase.units(ctx) if phase.units is not None else []
+    if not units:
+        return False
+    runner = ctx.runner
+    runner.phase = phase.name
+    done = 0
+    # consecutive units of one kind go to the executor together (it merges in their order)
+    start = 0
+    while start < len(units):
+        end = start
+        while end < len(units) and units[end].kind == units[start].kind:
+            end += 1
+        batch = units[start:end]
+        runner.jobs.run(batch[0].kind, [u.task for u in batch],
+                        progress=lambda n, base=done: runner.progress(phase.name, base + n, len(units)))
+        done += len(batch)
+        start = end
+    if phase.finish is not None:
+        phase.finish(ctx)
+    return True
 
 
 def _vocab(ctx: RunContext) -> None:
@@ -65,12 +123,28 @@ def _generated(ctx: RunContext) -> None:
                                                time_budget_s=plan.limits.time_budget_s))
 
 
-def _long(ctx: RunContext) -> bool:
+def _long_units(ctx: RunContext) -> list[PhaseUnit]:
     # long runs are generated inputs: off with the generated phase, whatever --long says
     if not (ctx.long and "generated" in ctx.plan.phases):
-        return False
-    ctx.runner.run_long()
-    return True
+        return []
+    ctx.runner.phase = "long"
+    from harness.run.long_tier import long_units
+
+    calls = ctx.runner.selected.calls
+    return [PhaseUnit(f"{calls[unit.reference].info.encoding}:{unit.kind}", "long", [unit])
+            for unit in long_units(ctx.runner, _long_options(ctx))]
+
+
+def _long_finish(ctx: RunContext) -> None:
+    from harness.run.long_tier import finish_long
+
+    finish_long(ctx.runner, _long_options(ctx))
+
+
+def _long_options(ctx: RunContext) -> Any:
+    from harness.generate.long_inputs import LongOptions
+
+    return LongOptions(lengths=ctx.plan.long_sizes)
 
 
 PHASES: dict[str, Phase] = {}
@@ -91,8 +165,10 @@ def register_phase(phase: Phase, *, before: str | None = None) -> None:
 
 
 for _phase in (Phase("vocab", _vocab, "vocab", True), Phase("cases", _cases, "cases", True), Phase("corpus", _corpus),
-               Phase("generated", _generated, "generated", True), Phase("long", _long, "long")):
+               Phase("generated", _generated, "generated", True),
+               Phase("long", mark="long", units=_long_units, finish=_long_finish)):
     register_phase(_phase)
 
-#: what a plan runs unless told otherwise
-DEFAULT_PHASES: tuple[str, ...] = tuple(PHASES)
+def default_phases() -> tuple[str, ...]:
+    """What a plan runs unless told otherwise: every phase registered so far, in order."""
+    return tuple(PHASES)

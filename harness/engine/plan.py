@@ -1,7 +1,7 @@
 """A run as one frozen value: what ``tokconf run``, the pytest plugin and the Python API build.
 
 A :class:`Plan` says everything a run does: the adapters (:class:`~harness.run.choice.AdapterChoice`),
-the input phases in order (:data:`harness.engine.phases.DEFAULT_PHASES`), the cases, the
+the input phases in order (:func:`harness.engine.phases.default_phases`), the cases, the
 generated inputs' profile, seed and size, the corpus, the limits, the executor and the
 outputs. The front doors (:mod:`harness.cli.run_cmd`, :mod:`harness.pytest.plugin`) build
 one from their options and stop there; :func:`harness.engine.execute.execute` runs it. The
@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from harness.cases.corpus import CorpusOptions
+from harness.generate.long_inputs import LONG_LENGTHS
 from harness.run.choice import AdapterChoice
 
 __all__ = ["Executor", "Limits", "Outputs", "Plan", "PlanError"]
@@ -65,6 +66,12 @@ class Outputs:
     argv: tuple[str, ...] = ("tokconf", "run")
 
 
+def _default_phases() -> tuple[str, ...]:
+    from harness.engine.phases import default_phases
+
+    return default_phases()
+
+
 @dataclass(frozen=True)
 class Plan:
     """One run. Build it with keywords; every field has the default ``tokconf run`` uses."""
@@ -73,13 +80,15 @@ class Plan:
     #: case files or folders; None: the shipped cases; ``()``: no cases
     cases: tuple[str, ...] | None = None
     #: the input phases, in order (names of :data:`harness.engine.phases.PHASES`)
-    phases: tuple[str, ...] = ("vocab", "cases", "corpus", "generated", "long")
+    phases: tuple[str, ...] = field(default_factory=lambda: _default_phases())
     #: hypothesis profile of the generated inputs (None: $HYPOTHESIS_PROFILE or ci)
     profile: str | None = None
     seed: int | None = None
     max_examples: int | None = None
     #: the long tier and the cases tagged long (also on under the nightly profile)
     long: bool = False
+    #: the lengths the long tier climbs (every kind of input at each)
+    long_sizes: tuple[int, ...] = LONG_LENGTHS
     corpus: tuple[str, ...] = ()
     corpus_options: CorpusOptions = field(default_factory=CorpusOptions)
     limits: Limits = field(default_factory=Limits)
@@ -92,6 +101,8 @@ class Plan:
         unknown = [p for p in self.phases if p not in PHASES]
         if unknown:
             raise PlanError(f"unknown phase(s) {', '.join(unknown)}; phases: {', '.join(PHASES)}")
+        if not self.long_sizes or min(self.long_sizes) < 1 or list(self.long_sizes) != sorted(set(self.long_sizes)):
+            raise PlanError(f"--long-sizes must be positive lengths in ascending order, got {self.long_sizes}")
         if self.max_examples is not None and self.max_examples < 1:
             raise PlanError(f"--max-examples must be at least 1, got {self.max_examples}")
         if self.limits.shrink_seconds is not None and self.limits.shrink_seconds < 0:

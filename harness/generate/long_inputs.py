@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from harness.cases.model import GeneratedText
 
-__all__ = ["LONG_KINDS", "LONG_LENGTHS", "LongOptions", "long_text"]
+__all__ = ["LONG_KINDS", "LONG_LENGTHS", "LongOptions", "long_text", "parse_sizes"]
 
 #: kind -> the unit repeated. ``mixed`` cycles through every other kind's unit.
 LONG_KINDS: dict[str, str] = {
@@ -62,3 +62,18 @@ def long_text(kind: str, length: int) -> GeneratedText:
     """
     unit = LONG_KINDS[kind]
     return GeneratedText(repeat=unit, times=max(1, length // len(unit)))
+
+
+def parse_sizes(text: str) -> tuple[int, ...]:
+    """The lengths of ``--long-sizes`` (raises ValueError saying what is wrong).
+
+    >>> parse_sizes("10000, 100000")
+    (10000, 100000)
+    """
+    try:
+        sizes = tuple(int(s) for s in text.split(",") if s.strip())
+    except ValueError as exc:
+        raise ValueError(f"{text!r}: expected lengths separated by commas, such as 10000,100000") from exc
+    if not sizes or min(sizes) < 1 or list(sizes) != sorted(set(sizes)):
+        raise ValueError(f"{text!r}: expected positive lengths in ascending order, such as 10000,100000")
+    return sizes

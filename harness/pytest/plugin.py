@@ -44,8 +44,8 @@ Isolation and parallelism mirror ``tokconf run``: foreign adapters run in worker
 processes (``--tokconf-isolate``, ``--tokconf-no-isolate``, ``--tokconf-timeout``,
 ``--tokconf-memory-limit``); ``--tokconf-jobs N`` runs the pre-pass (vocabulary checks,
 documented cases) and every case item ahead over N processes, each item then judged as
-it runs. ``--tokconf-long`` adds the cases tagged long (the long tier of ``tokconf run
---long`` is not an item yet).
+it runs. ``--tokconf-long`` adds the cases tagged long and the long tier of ``tokconf run
+--long``, one item per (encoding, kind): ``tokconf::long[cl100k_base:spaces]``.
 
 ``--tokconf-golden FILE`` adds one item that gates on a golden (``tokconf snapshot``),
 ``--tokconf-update-golden`` rewrites it instead (:mod:`harness.pytest.golden`).
@@ -64,7 +64,7 @@ __all__ = ["SuiteRequest", "tokconf_suite"]
 
 _OPTIONS = ("tokconf_impl", "tokconf_encoding", "tokconf_cases", "tokconf_plugin", "tokconf_reference",
             "tokconf_report", "tokconf_profile", "tokconf_no_generated", "tokconf_jobs", "tokconf_isolate",
-            "tokconf_no_isolate", "tokconf_timeout", "tokconf_memory_limit", "tokconf_long",
+            "tokconf_no_isolate", "tokconf_timeout", "tokconf_memory_limit", "tokconf_long", "tokconf_long_sizes",
             "tokconf_shrink_seconds", "tokconf_encoding_file")
 _SUITES = pytest.StashKey[dict]()
 _USED = pytest.StashKey[list]()
@@ -137,7 +137,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--tokconf-shrink-seconds", type=float, default=None, metavar="SECONDS",
                     help="time bound of shrinking one finding, as tokconf run --shrink-seconds (default 60; 0 = none)")
     group.addoption("--tokconf-long", action="store_true", default=False,
-                    help="also the cases tagged long (on under the nightly profile)")
+                    help="also the cases tagged long and the long tier, as `tokconf run --long` (on under the nightly profile)")
+    group.addoption("--tokconf-long-sizes", default=None, metavar="N,N,...",
+                    help="lengths the long tier climbs (default 10000,100000,1000000)")
     group.addoption("--tokconf-golden", metavar="FILE", default=None,
                     help="gate on a golden (tokconf snapshot): one item that fails on any changed outcome")
     group.addoption("--tokconf-update-golden", action="store_true", default=False,
@@ -173,8 +175,20 @@ def _options(config: pytest.Config, request: SuiteRequest) -> Any:
         timeout_s=get("tokconf_timeout") or 60.0,
         memory_limit_mb=4096 if memory is None else (memory or None),
         long=bool(get("tokconf_long")),
+        long_sizes=_long_sizes(get("tokconf_long_sizes")),
         shrink_seconds=60.0 if get("tokconf_shrink_seconds") is None else (get("tokconf_shrink_seconds") or None),
     )
+
+
+def _long_sizes(text: str | None) -> tuple[int, ...]:
+    from harness.generate.long_inputs import LONG_LENGTHS, parse_sizes
+
+    if text is None:
+        return LONG_LENGTHS
+    try:
+        return parse_sizes(text)
+    except ValueError as exc:
+        raise pytest.UsageError(f"tokconf: --tokconf-long-sizes {exc}") from exc
 
 
 def _suite(config: pytest.Config, request: SuiteRequest) -> Any:

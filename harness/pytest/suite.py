@@ -28,8 +28,10 @@ from typing import Any
 
 from harness.cases.model import Case
 from harness.checks.base import ORDINARY
+from harness.engine.phases import PhaseUnit
 from harness.engine.plan import Executor, Limits, Outputs, Plan, PlanError
 from harness.escapes import escape_text
+from harness.generate.long_inputs import LONG_LENGTHS
 from harness.run.choice import AdapterChoice
 from harness.run.deltas import Delta, judge_delta
 from harness.run.parallel import TEXTS_PER_TASK, chunked, run_task
@@ -65,8 +67,10 @@ class SuiteOptions:
     isolate: str = "auto"
     timeout_s: float = 60.0
     memory_limit_mb: int | None = 4096
-    #: the cases tagged long too (also under the nightly profile)
+    #: the cases tagged long and the long tier too (also under the nightly profile)
     long: bool = False
+    #: the lengths of the long tier
+    long_sizes: tuple[int, ...] = LONG_LENGTHS
     #: time bound of shrinking one finding (None: no bound)
     shrink_seconds: float | None = DEFAULT_SHRINK_SECONDS
 
@@ -77,8 +81,10 @@ class SuiteOptions:
                                   reference=self.references, isolate=self.isolate == "all",
                                   no_isolate=self.isolate == "none", timeout=self.timeout_s,
                                   memory_limit=self.memory_limit_mb or 0)
-        return Plan(adapters=choice, cases=self.cases, profile=self.profile, long=self.long,
-                    phases=("vocab", "cases", *(("generated",) if self.generated else ())),
+        # the plan's phases but the corpus (the plugin has no --corpus): the registered ones too
+        phases = tuple(p for p in Plan().phases if p != "corpus" and (self.generated or p != "generated"))
+        return Plan(adapters=choice, cases=self.cases, profile=self.profile, long=self.long, phases=phases,
+                    long_sizes=self.long_sizes,
                     limits=Limits(shrink_seconds=self.shrink_seconds, time_budget_s=self.time_budget_s),
                     executor=Executor(jobs=self.jobs))
 
@@ -200,8 +206,22 @@ class Suite:
                 units.append(Unit(f"generated[{encoding}]::{count[encoding]:03d}", "generated", 0, task))
             if self._pools and steers(self.profile):
                 units.append(Unit("steered", "steered", 0))
+            for phase in self._unit_phases():
+                units += [Unit(f"{phase.name}[{u.name}]", phase.name, 0, u) for u in phase.units(self._context)]
             self.__dict__["_units"] = [replace(u, index=i) for i, u in enumerate(units)]
         return self.__dict__["_units"]
+
+    def _unit_phases(self) -> list[Any]:
+        """The plan's phases that say their units (the long tier, and phases registered later)."""
+        from harness.engine.phases import PHASES
+
+        return [p for name, p in PHASES.items() if name in self.plan.phases and p.units is not None]
+
+    @cached_property
+    def _context(self) -> Any:
+        from harness.engine.phases import RunContext
+
+        return RunContext(plan=self.plan, runner=self.collector, cases=self.cases, profile=self.profile)
 
     def case_label(self, case: Case) -> str:
         """A case's file relative to the cases folder it came from (never an install path)."""
@@ -248,6 +268,8 @@ class Suite:
             return [run_task(judge, "cases", ((unit.case,), judge.vocab_for([unit.case])))]
         if unit.phase == "generated":
             return [run_task(judge, "generated", unit.task)]
+        if isinstance(unit.task, PhaseUnit):
+            return [run_task(judge, unit.task.kind, unit.task.task)]
         # steered: aimed at what the references have not produced so far, from the
         # coverage of every unit applied before this one (all of them, in a whole run)
         collector = self.collector
@@ -277,18 +299,23 @@ class Suite:
 
     def report(self, target: str, *, argv: tuple[str, ...]) -> str:
         """Write the run's report from the units' deltas (every unit must have run, in order)."""
-        from harness.engine.execute import write_reports
+        from harness.engine.execute import limits_of, write_reports
 
         expected = [u.index for u in self.units()]
         if self.ran != expected:
             return (f"not written: {len(self.ran)} of the plan's {len(expected)} units ran"
                     + ("" if set(self.ran) == set(expected) else " (some were deselected)")
                     + "; the report is the whole plan's, so run every tokconf item, in order")
-        result = self.collector.finish()
+        collector = self.collector
+        for phase in self._unit_phases():
+            if phase.finish is not None and any(u.phase == phase.name for u in self.units()):
+                phase.finish(self._context)
+        result = collector.finish()
         finished = _dt.datetime.now(_dt.timezone.utc)
         plan = replace(self.plan, outputs=Outputs(out=target, argv=argv))
+        limits = limits_of(result, collector, self._ready.isolation, shrink_seconds=plan.limits.shrink_seconds)
         data, folder, latest = write_reports(result, plan=plan, started=self.started, finished=finished,
-                                             case_files=self.case_files)
+                                             case_files=self.case_files, limits=limits)
         from harness.report.verdict import verdict_of
 
         return f"{(latest or folder) / 'parity.json'} (exit {verdict_of(data).exit_code})"

@@ -28,7 +28,7 @@ from harness.checks import run_text_check
 from harness.checks.base import ORDINARY, Subject
 from harness.generate.long_inputs import LongOptions, long_text
 
-__all__ = ["LongUnit", "describe_reach", "run_unit"]
+__all__ = ["LongUnit", "describe_reach", "finish_long", "long_units", "run_unit"]
 
 #: the probe's length
 PROBE_CHARS = 1_000
@@ -98,6 +98,29 @@ def run_unit(runner: Any, unit: LongUnit) -> dict[str, int]:
             measured[name].append((len(text), time.perf_counter() - started))
             reach[name] = len(text)
     return reach
+
+
+def long_units(runner: Any, options: LongOptions) -> list[LongUnit]:
+    """The tier's units on ``runner``'s adapters: one per (encoding, kind), the reference first."""
+    selected = runner.selected
+    units = []
+    for encoding in selected.encodings():
+        reference = selected.reference_for(encoding).name
+        names = [a.name for a in selected.group(encoding) if a.info.capabilities.alphabet is None]
+        if reference not in names:
+            continue  # a closed vocabulary has no long runs of these characters
+        names = [reference] + [n for n in names if n != reference]
+        units += [LongUnit(kind, tuple(names), reference, options) for kind in options.kinds]
+    runner.long_reach = {}
+    return units
+
+
+def finish_long(runner: Any, options: LongOptions) -> None:
+    """The tier's notes on ``runner``, from the sizes each adapter reached (every unit applied)."""
+    for name in sorted(runner.long_reach):
+        note = describe_reach(name, runner.long_reach[name], max(options.lengths))
+        if note is not None and note not in runner.notes:
+            runner.notes.append(note)
 
 
 def describe_reach(adapter: str, reach: dict[str, int], largest: int) -> str | None:

@@ -58,7 +58,7 @@ from harness.run.domain_tally import DomainTally
 from harness.run.evidence import gather
 from harness.run.ids import assign_ids
 from harness.run.judging import Documentation
-from harness.run.long_tier import LongUnit, describe_reach
+from harness.run.long_tier import finish_long, long_units
 from harness.run.parallel import CASES_PER_TASK, TEXTS_PER_TASK, GeneratedUnit, Jobs, chunked
 from harness.run.result import Cell, DivergenceRecord, RunResult
 from harness.run.selection import Selected, SelectionError
@@ -347,20 +347,9 @@ class Runner:
     def run_long(self, options: LongOptions = LongOptions()) -> None:
         """The long tier (:mod:`harness.run.long_tier`): each (encoding, kind) climbs the sizes."""
         self.phase = "long"
-        units = []
-        for encoding in self.selected.encodings():
-            reference = self.selected.reference_for(encoding).name
-            names = [a.name for a in self.selected.group(encoding) if a.info.capabilities.alphabet is None]
-            if reference not in names:
-                continue  # a closed vocabulary has no long runs of these characters
-            names = [reference] + [n for n in names if n != reference]
-            units += [LongUnit(kind, tuple(names), reference, options) for kind in options.kinds]
-        self.long_reach = {}
+        units = long_units(self, options)
         self.jobs.run("long", [[u] for u in units], progress=lambda n: self.progress("long", n, len(units)))
-        for name in sorted(self.long_reach):
-            note = describe_reach(name, self.long_reach[name], max(options.lengths))
-            if note is not None and note not in self.notes:
-                self.notes.append(note)
+        finish_long(self, options)
 
     # -- phase 4 and 5: judge, shrink, report --------------------------------------------
 
