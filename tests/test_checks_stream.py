@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from harness.checks.base import AGREE, SKIP, Finding
-from harness.checks.stream import Detokenizer, cut_points
+from harness.checks.stream import MAX_CUTS, Detokenizer, cut_points
 from harness.registry import default_registry
 from harness.selftest.faults_api import DecodePerToken, DropsIncompleteTail, DropsLeadingContinuation, QuestionMarks, StrictIgnored
 from tests.check_helpers import calls, run
@@ -75,3 +75,22 @@ def test_hugging_face_decode_stream_never_emits_a_trailing_replacement_character
     # a U+FFFD with text after it comes out, late but whole
     assert run("stream-decode", hf, "a\ufffdb", reference=tiktoken_cl100k) == AGREE
     assert run("stream-decode", hf, "你好 \U0001F600", reference=tiktoken_cl100k) == AGREE
+
+
+def test_cut_points_of_a_long_input_take_memory_linear_in_its_length() -> None:
+    """Every token of a run of CJK split mid-character ends inside one: the cuts once kept a
+    joined copy of the text so far at each of them, quadratic in memory (a 10^5-character
+    input of the long tier took gigabytes and the run was OOM-killed)."""
+    import tracemalloc
+
+    pieces = [part for _ in range(6_000) for part in ("\u4f60".encode()[:1], "\u4f60".encode()[1:])]
+    tracemalloc.start()
+    try:
+        prefixes, windows = cut_points(pieces)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 4_000_000, peak  # the quadratic copies: ~18 million characters
+    assert len(prefixes) <= MAX_CUTS and all(held for k, (_, held) in prefixes.items() if k != len(pieces) - 1)
+    k = next(iter(prefixes))
+    assert prefixes[k] == ("\u4f60" * (k // 2), True)

@@ -25,7 +25,7 @@ PLUGINS = {"everyday:lower-the": "tests.everyday_plugins:lower_the",
 def test_tokconf_run_fails(name: str, check: str, tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "harness", "run", "--quiet", "--no-isolate", "--plugin", PLUGINS[name], "--impl", name,
-         "--no-cases", "--max-examples", "1", "--default-long", "--out", str(tmp_path)],
+         "--no-cases", "--max-examples", "1", "--out", str(tmp_path)],
         cwd=ROOT, capture_output=True, text=True, timeout=3600)
     assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
     data = json.loads((tmp_path / "latest" / "parity.json").read_text(encoding="utf-8"))

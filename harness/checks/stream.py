@@ -86,12 +86,16 @@ def cut_points(pieces: list[bytes]) -> tuple[dict[int, tuple[str, bool]], list[i
     """
     n = len(pieces)
     inside: list[int] = []
-    states: dict[int, tuple[str, bool]] = {}
+    # the emitted text's length after each prefix, not the text: a joined copy per prefix
+    # is quadratic in memory (a 10^5-character run of CJK held gigabytes)
+    states: dict[int, tuple[int, bool]] = {}
     detok = Detokenizer()
     emitted: list[str] = []
+    length = 0
     for k, piece in enumerate(pieces[:-1], start=1):
         emitted.append(detok.feed(piece))
-        states[k] = ("".join(emitted), detok.pending) if detok.pending or k == n - 1 else ("", False)
+        length += len(emitted[-1])
+        states[k] = (length, detok.pending)
         if detok.pending:
             inside.append(k)
     if len(inside) > MAX_CUTS - 1:
@@ -100,7 +104,8 @@ def cut_points(pieces: list[bytes]) -> tuple[dict[int, tuple[str, bool]], list[i
     # where no token ends inside a character every prefix decodes like whole text, which
     # round-trip and decode already check: nothing to do
     chosen = [*inside, n - 1] if inside else []
-    return {k: states[k] for k in dict.fromkeys(chosen)}, inside[:MAX_WINDOWS]
+    text = "".join(emitted)
+    return {k: (text[:states[k][0]], states[k][1]) for k in dict.fromkeys(chosen)}, inside[:MAX_WINDOWS]
 
 
 def _strictly(data: bytes) -> Outcome:
