@@ -51,8 +51,8 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
                         help="skip the everyday-text documents (docs/everyday.md); --no-generated skips them too")
     parser.add_argument("--default-long", action="store_true",
                         help="add one 10^5-character input per class (letters, digits, spaces, whitespace, CJK, "
-                             "emoji, a document) per encoding; opt-in until a default run's memory with it is "
-                             "understood (--long adds the 10^6 tier)")
+                             "emoji, a document) per encoding, on every adapter under the per-call timeout "
+                             "(--long adds the 10^6 tier; docs/every-token.md)")
     parser.add_argument("--no-every-token", action="store_true",
                         help="skip the every-token phase (every ID of each reference through every adapter; "
                              "on under the ci and nightly profiles, off under dev)")
