@@ -171,8 +171,9 @@ def _judge(args: argparse.Namespace, text: str, policy: Any, calls: list[Any]) -
         result = _vocab_finding(args, text, adapter, reference)
     else:
         result = run_text_check(args.check, Subject(text, policy, adapter, reference))
-    if isinstance(result, Finding) and (args.kind is None or result.kind == args.kind):
-        print(f"{args.check}: {result.kind}: {result.detail}")
+    # a finding keeps every kind it showed (issue 22): the one asked for may be a second one
+    if isinstance(result, Finding) and (args.kind is None or result.shows(args.kind)):
+        print(f"{args.check}: {args.kind or result.kind}: {result.detail}")
         return EXIT_DIVERGENCE
     found = f"a {result.kind} divergence, not {args.kind}" if isinstance(result, Finding) else str(result)
     print(f"{args.check}: no longer reproduced ({found})", file=sys.stderr)
@@ -185,7 +186,7 @@ def _vocab_finding(args: argparse.Namespace, text: str, adapter: Any, reference:
 
     ids = tuple(int(v) for v in args.args) if OPERATIONS[args.operation] in ("ids", "id") else ()
     for finding in check_vocab(adapter, reference).findings:
-        if args.kind is not None and finding.kind != args.kind:
+        if args.kind is not None and not finding.shows(args.kind):
             continue
         if (ids and finding.decode_ids == ids) or (text and finding.text == text) or not (ids or text):
             return finding
