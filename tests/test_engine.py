@@ -115,7 +115,7 @@ def test_the_cli_flags_become_the_plan_a_python_caller_would_build() -> None:
 
 
 def test_a_bad_plan_is_refused_with_the_reason() -> None:
-    with pytest.raises(PlanError, match="unknown phase.*everything.*phases: vocab, every-token, cases"):
+    with pytest.raises(PlanError, match="unknown phase.*everything.*phases: vocab, cases, corpus, generated, every-token, everyday, long"):
         Plan(phases=("vocab", "everything"))
     with pytest.raises(PlanError, match="--max-examples must be at least 1, got 0"):
         Plan(max_examples=0)
