@@ -46,7 +46,11 @@ def test_every_wrong_adapter_fails_the_run_and_the_reference_does_not(result: Ru
     assert result.references["cl100k_base"] == "tiktoken:cl100k_base"
     for name in NAMES:
         assert any(cell.status == "unexpected" for cell in result.matrix[name].values()), name
-    assert all(cell.status in ("agree", "unsupported", "empty") for cell in result.matrix["tiktoken:cl100k_base"].values())
+    reference = result.matrix["tiktoken:cl100k_base"]
+    # the one documented divergence of the reference itself: tiktoken's encode_to_numpy
+    # refuses a lone surrogate that encode replaces (cases/tiktoken-numpy.yaml)
+    assert {check for check, cell in reference.items() if cell.status == "documented"} == {"api-surface"}
+    assert all(cell.status in ("agree", "documented", "unsupported", "empty") for cell in reference.values())
 
 
 def test_crlf_mishandling_shrinks_to_crlf(result: RunResult) -> None:
