@@ -56,6 +56,9 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-every-token", action="store_true",
                         help="skip the every-token phase (every ID of each reference through every adapter; "
                              "on under the ci and nightly profiles, off under dev)")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="ask every adapter again: do not read or keep the every-token units of unchanged "
+                             "adapters in tokconf's cache folder (TOKCONF_CACHE_DIR; docs/every-token.md)")
     parser.add_argument("--out", default="reports", metavar="DIR", help="reports folder (default: reports)")
     parser.add_argument("--save-new-cases", metavar="DIR",
                         help="write unexpected minimal counterexamples as YAML cases into DIR")
@@ -148,7 +151,7 @@ def plan_from_args(args: argparse.Namespace) -> Any:
             cases=() if args.no_cases else (tuple(args.cases) if args.cases else None),
             phases=phases, profile=args.profile, seed=args.seed, max_examples=args.max_examples, long=args.long,
             long_sizes=long_sizes, default_long=args.default_long, corpus=tuple(args.corpus), corpus_options=corpus,
-            limits=Limits(shrink_seconds=shrink),
+            limits=Limits(shrink_seconds=shrink), cache=not getattr(args, "no_cache", False),
             executor=Executor(kind=args.executor, jobs=args.jobs, scheduler=args.scheduler,
                               shard_size=args.shard_size, resume=args.resume),
             outputs=Outputs(out=args.out, save_new_cases=args.save_new_cases, min_coverage=minimums,
@@ -185,6 +188,11 @@ def run(args: argparse.Namespace) -> int:
     for lost in outcome.lost:
         print(f"shard lost: {lost}", file=sys.stderr)
     report_ladders(outcome.data)
+    cache = outcome.data["run"].get("cache", {})
+    if cache.get("from_cache"):
+        read = cache["from_cache"]
+        print(f"cache: the every-token units of {len(read)} unchanged adapter(s) were read from {cache['folder']}, "
+              "not asked again (parity.json run.cache lists them; --no-cache asks everything)")
     from harness.cli.closing import print_closing
 
     # the exit code, the page's verdict and this line come from one function (issue 21)

@@ -130,6 +130,10 @@ def execute(plan: Plan, *, progress: ProgressFn | None = None, quiet: bool = Tru
     runner = Runner(selected, progress=progress, jobs=plan.executor.jobs, shrink_seconds=plan.limits.shrink_seconds,
                     max_shrink_calls=plan.limits.max_shrink_calls)
     runner.profile = ready.profile
+    if plan.cache:
+        from harness.run.unit_cache import UnitCache
+
+        runner.unit_cache = UnitCache.open()
     # a skip is part of what was (not) tested: the run's notes carry it to the summary and report
     runner.notes.extend(f"--corpus: left out {file}, which is not UTF-8 (--skip-non-utf8)"
                         for file in sorted(getattr(plan.corpus_options, "skip", ()) or ()))
@@ -184,7 +188,7 @@ def execute(plan: Plan, *, progress: ProgressFn | None = None, quiet: bool = Tru
     data, folder, latest = write_reports(result, plan=plan, started=started, finished=finished,
                                          case_files=ready.case_files, executor=corpus.info(), folder=folder,
                                          limits=limits, coverage_below=short, lost_shards=list(corpus.lost),
-                                         update_latest=stopped is None)
+                                         update_latest=stopped is None, cache=runner.unit_cache)
     new_cases = None
     if plan.outputs.save_new_cases:
         from harness.cases.writer import write_new_cases
@@ -213,7 +217,7 @@ def write_reports(result: Any, *, plan: Plan, started: _dt.datetime, finished: _
                   case_files: list[str], executor: dict[str, Any] | None = None,
                   folder: Path | None = None, limits: dict[str, Any] | None = None,
                   coverage_below: list[str] | None = None, lost_shards: list[str] | None = None,
-                  update_latest: bool = True) -> tuple[dict[str, Any], Path, Path | None]:
+                  update_latest: bool = True, cache: Any = None) -> tuple[dict[str, Any], Path, Path | None]:
     """parity.json, the outcome log, parity.html and ``latest`` of a finished run (every
     front door writes them here, so the same result gives the same files). An interrupted
     run (``update_latest=False``) is not the state of the project: ``latest`` stays."""
@@ -225,6 +229,8 @@ def write_reports(result: Any, *, plan: Plan, started: _dt.datetime, finished: _
                  lost_shards=[str(x) for x in lost_shards or []])
     if executor is not None:
         data["run"]["executor"] = executor
+    # which adapters' units were read, not asked: a reader must be able to tell
+    data["run"]["cache"] = cache.to_json() if cache is not None else {"used": False}
     if plan.outputs.ladders:  # each release's divergences folded across the ladder (issue 22)
         from harness.report.ladder import ladder_sections
 

@@ -69,7 +69,8 @@ __all__ = ["SuiteRequest", "tokconf_suite"]
 _OPTIONS = ("tokconf_impl", "tokconf_encoding", "tokconf_cases", "tokconf_plugin", "tokconf_reference",
             "tokconf_report", "tokconf_profile", "tokconf_no_generated", "tokconf_jobs", "tokconf_isolate",
             "tokconf_no_isolate", "tokconf_timeout", "tokconf_memory_limit", "tokconf_long", "tokconf_long_sizes",
-            "tokconf_shrink_seconds", "tokconf_encoding_file", "tokconf_no_every_token", "tokconf_default_long")
+            "tokconf_shrink_seconds", "tokconf_encoding_file", "tokconf_no_every_token", "tokconf_default_long",
+            "tokconf_no_cache")
 _SUITES = pytest.StashKey[dict]()
 _USED = pytest.StashKey[list]()
 
@@ -146,6 +147,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="lengths the long tier climbs (default 10000,100000,1000000)")
     group.addoption("--tokconf-no-every-token", action="store_true", default=False,
                     help="no every-token items, as tokconf run --no-every-token")
+    group.addoption("--tokconf-no-cache", action="store_true", default=False,
+                    help="ask every adapter again, as tokconf run --no-cache")
     group.addoption("--tokconf-default-long", action="store_true", default=False,
                     help="the default run's long inputs (10^5 characters per class), as tokconf run --default-long")
     group.addoption("--tokconf-golden", metavar="FILE", default=None,
@@ -179,6 +182,7 @@ def _options(config: pytest.Config, request: SuiteRequest) -> Any:
         profile=get("tokconf_profile") or request.profile,
         generated=request.generated and not get("tokconf_no_generated"),
         every_token=not get("tokconf_no_every_token"),
+        cache=not get("tokconf_no_cache"),
         default_long=bool(get("tokconf_default_long")),
         jobs=jobs,
         isolate="all" if get("tokconf_isolate") else "none" if get("tokconf_no_isolate") else "auto",

@@ -63,6 +63,8 @@ class SuiteOptions:
     generated: bool = True
     #: the every-token phase (with the generated inputs; ``--tokconf-no-every-token``)
     every_token: bool = True
+    #: the on-disk unit cache (``--tokconf-no-cache``: off)
+    cache: bool = True
     #: seconds of generated checking per adapter before slower adapters get fewer examples
     time_budget_s: float = 12.0
     #: processes for the pre-pass and the case items (``--tokconf-jobs``)
@@ -95,7 +97,7 @@ class SuiteOptions:
         return Plan(adapters=choice, cases=self.cases, profile=self.profile, long=self.long, phases=phases,
                     long_sizes=self.long_sizes, default_long=self.default_long,
                     limits=Limits(shrink_seconds=self.shrink_seconds, time_budget_s=self.time_budget_s),
-                    executor=Executor(jobs=self.jobs))
+                    executor=Executor(jobs=self.jobs), cache=self.cache)
 
 
 @dataclass(frozen=True)
@@ -180,7 +182,15 @@ class Suite:
         runner = Runner(self.selected, jobs=jobs, shrink_seconds=self.plan.limits.shrink_seconds,
                         max_shrink_calls=self.plan.limits.max_shrink_calls)
         runner.profile = self.profile
+        runner.unit_cache = self._unit_cache
         return runner
+
+    @cached_property
+    def _unit_cache(self) -> Any:
+        """One cache for every runner of the suite: the report lists what all of them read."""
+        from harness.run.unit_cache import UnitCache
+
+        return UnitCache.open() if self.plan.cache else None
 
     # -- the units ------------------------------------------------------------------------
 
@@ -325,7 +335,7 @@ class Suite:
         plan = replace(self.plan, outputs=Outputs(out=target, argv=argv))
         limits = limits_of(result, collector, self._ready.isolation, shrink_seconds=plan.limits.shrink_seconds)
         data, folder, latest = write_reports(result, plan=plan, started=self.started, finished=finished,
-                                             case_files=self.case_files, limits=limits)
+                                             case_files=self.case_files, limits=limits, cache=self._unit_cache)
         from harness.report.verdict import verdict_of
 
         return f"{(latest or folder) / 'parity.json'} (exit {verdict_of(data).exit_code})"

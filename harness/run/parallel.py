@@ -267,6 +267,27 @@ class Jobs:
         return results
 
     def _results(self, kind: str, tasks: Sequence[Sequence[Any]]) -> Iterator[Any]:
+        """Each task's result, in order: from the unit cache where it holds the task's key
+        (:mod:`harness.run.unit_cache`), else run (and stored)."""
+        cache = getattr(self.runner, "unit_cache", None)
+        keys = [cache.key(self.runner, kind, task) for task in tasks] if cache is not None else []
+        if not any(keys):
+            yield from self._computed(kind, tasks)
+            return
+        cached = {n: delta for n, key in enumerate(keys) if key is not None
+                  and (delta := cache.load(key[1])) is not None}
+        computed = self._computed(kind, [task for n, task in enumerate(tasks) if n not in cached])
+        for n, key in enumerate(keys):
+            if n in cached:
+                cache.hit(key[0], kind)
+                yield cached[n]
+                continue
+            delta = next(computed)
+            if key is not None:
+                cache.store(key[1], delta)
+            yield delta
+
+    def _computed(self, kind: str, tasks: Sequence[Sequence[Any]]) -> Iterator[Any]:
         global _RUNNER
         _RUNNER = self.runner
         if self.backend is not None:

@@ -99,6 +99,8 @@ class Runner:
         #: seconds the shrinker may spend on one finding (``--shrink-seconds``; None: no bound)
         self.shrink_seconds = shrink_seconds
         self.jobs = Jobs(self, jobs)
+        #: the on-disk cache of unit results (harness.run.unit_cache; None: ask everything)
+        self.unit_cache: Any = None
         #: shrinks elsewhere than ``--jobs`` (a Dask executor's :meth:`shrink_many`)
         self.shrink_many: Callable | None = None
         self.matrix: dict[str, dict[str, Cell]] = {}

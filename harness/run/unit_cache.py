@@ -1,0 +1,191 @@
+"""Units kept on disk across runs: an unchanged adapter is not asked the same again (issue 25).
+
+The every-token phase asks each adapter about every ID of its encoding: most of a default
+run's time, and the same answers run after run while nothing changed. One every-token
+unit's :class:`~harness.run.deltas.Delta` is a pure function of
+
+- tokconf's own code (every file of the ``harness`` and ``implementations`` packages),
+- the adapter and the reference the unit compares it with: name, library and version,
+  the files each was built from and their SHA-256, bundled tables, how each is isolated
+  and under which limits,
+- the unit's inputs (every ID, its bytes, its texts and the reference's answers),
+
+so it is stored under ``<cache dir>/units/`` keyed by the SHA-256 of exactly those, and a
+later run with the same key reads the delta instead of asking again. The report lists
+which adapters' units came from the cache (``run.cache`` in parity.json); ``--no-cache``
+(``--tokconf-no-cache`` under pytest) asks everything again.
+
+Never cached: an adapter whose code is not tokconf's to hash (a plugin, another package's
+entry point, an adapter a test registers), and a delta
+holding a timeout or a crash (how busy the machine was, not what the adapter does). A
+cache file that cannot be read is asked again, never trusted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import pickle
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Sequence
+
+from harness.outcomes import Outcome
+
+__all__ = ["UnitCache", "code_hash"]
+
+FORMAT = 1
+
+#: the unit kinds whose deltas are kept (each with a key function below)
+CACHED_KINDS = ("every-token",)
+
+
+@lru_cache(maxsize=1)
+def code_hash() -> str:
+    """SHA-256 of every file of tokconf's own packages (any edit is a new key)."""
+    import harness
+    import implementations
+
+    digest = hashlib.sha256()
+    for package in (harness, implementations):
+        root = Path(package.__file__ or "").parent
+        for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+                           and p.suffix not in (".pyc", ".pyo")):
+            digest.update(str(path.relative_to(root.parent)).encode("utf-8") + b"\0")
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+class _Inspect(pickle.Pickler):
+    """A pickler that notices outcomes that depend on the machine (timeouts, crashes)."""
+
+    def __init__(self, file: io.BytesIO) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.machine_bound = False
+
+    def persistent_id(self, obj: Any) -> None:
+        if isinstance(obj, Outcome) and obj.kind in ("timeout", "crashed"):
+            self.machine_bound = True
+        return None
+
+
+@dataclass
+class UnitCache:
+    """The run's view of the on-disk unit cache."""
+
+    folder: Path
+    #: adapter -> the phases whose units came from the cache in this run
+    hits: dict[str, set[str]] = field(default_factory=dict)
+    stored: int = 0
+    #: units not stored, with why (a timeout or crash in them)
+    refused: int = 0
+
+    @classmethod
+    def open(cls) -> UnitCache | None:
+        """The cache under tokconf's cache folder; None where that folder cannot be made."""
+        from harness.vocab import cache_dir
+
+        try:
+            folder = cache_dir() / "units"
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            return None
+        return cls(folder)
+
+    def key(self, runner: Any, kind: str, task: Sequence[Any]) -> tuple[str, str] | None:
+        """(adapter, key) of ``task``, or None when it is not cached."""
+        if kind != "every-token" or not task:
+            return None
+        names = {name for _, adapters in task for name in adapters}
+        if len(names) != 1:
+            return None
+        (adapter,) = names
+        reference = task[0][0].reference
+        parts = [adapter_fingerprint(runner.selected, adapter), adapter_fingerprint(runner.selected, reference)]
+        if None in parts:
+            return None
+        digest = hashlib.sha256()
+        for text in (str(FORMAT), kind, code_hash(), *parts):  # type: ignore[arg-type]
+            digest.update(text.encode("utf-8") + b"\0")
+        for token_slice, _ in task:
+            digest.update(_slice_digest(token_slice))
+        return adapter, digest.hexdigest()
+
+    def load(self, key: str) -> Any | None:
+        try:
+            return pickle.loads((self.folder / f"{key}.pickle").read_bytes())
+        except FileNotFoundError:
+            return None
+        except Exception:  # noqa: BLE001 - unreadable (another Python, a torn file): ask again
+            return None
+
+    def store(self, key: str, delta: Any) -> None:
+        buffer = io.BytesIO()
+        pickler = _Inspect(buffer)
+        try:
+            pickler.dump(delta)
+        except Exception:  # noqa: BLE001 - a delta that does not pickle is not kept
+            self.refused += 1
+            return
+        if pickler.machine_bound:
+            self.refused += 1
+            return
+        from harness.atomic import write_atomic
+
+        try:
+            write_atomic(self.folder / f"{key}.pickle", buffer.getvalue())
+        except OSError:
+            return  # a read-only cache costs time, not correctness
+        self.stored += 1
+
+    def hit(self, adapter: str, phase: str) -> None:
+        self.hits.setdefault(adapter, set()).add(phase)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"used": True, "folder": str(self.folder), "stored": self.stored, "refused": self.refused,
+                "from_cache": {name: sorted(phases) for name, phases in sorted(self.hits.items())}}
+
+
+def adapter_fingerprint(selected: Any, name: str) -> str | None:
+    """What makes ``name``'s answers what they are, as text; None when that cannot be known."""
+    row = selected.rows.get(name)
+    calls = selected.calls.get(name)
+    if row is None or calls is None or not _own_code(str(row.provider or "")) or name.startswith("source:"):
+        return None  # a source: adapter runs a checkout's modules, of which it hashes one file
+    info = calls.info
+    isolation = selected.isolation
+    limits = None if isolation is None else (isolation.mode, isolation.timeout_s, isolation.memory_limit_mb)
+    return json.dumps({
+        "name": name, "library": row.library, "version": row.version, "provider": row.provider,
+        "provenance": row.provenance.to_json() if row.provenance is not None else None,
+        "vocabulary": [list(v) for v in info.vocabulary], "encoding": info.encoding,
+        "isolated": row.isolated, "limits": limits, "capabilities": repr(info.capabilities),
+    }, sort_keys=True, default=str)
+
+
+def _own_code(provider: str) -> bool:
+    """Whether an adapter of ``provider`` runs only code this cache hashes: tokconf's own
+    families (in this environment or another one tokconf made) and encoding files.
+
+    >>> _own_code("entry point tiktoken = implementations.tiktoken_adapter:family")
+    True
+    >>> _own_code("entry point mine = my_package:family"), _own_code("plugin my.py:family"), _own_code("test")
+    (False, False, False)
+    """
+    if provider.startswith("entry point "):
+        target = provider.partition(" = ")[2]
+        return target.startswith(("harness.", "implementations."))
+    return provider.startswith(("environment ", "Node environment ", "--encoding"))
+
+
+def _slice_digest(token_slice: Any) -> bytes:
+    digest = hashlib.sha256()
+    digest.update(repr((token_slice.encoding, token_slice.reference, token_slice.ids)).encode("ascii"))
+    for piece in token_slice.pieces:
+        digest.update(b"\1" if piece is None else b"\0" + len(piece).to_bytes(4, "big") + piece)
+    for text, policy, expected in token_slice.texts:
+        digest.update(text.encode("utf-8", "surrogatepass") + b"\0" + policy.describe().encode("utf-8") + b"\0"
+                      + repr(expected).encode("ascii") + b"\0")
+    return digest.digest()

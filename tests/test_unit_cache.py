@@ -1,0 +1,115 @@
+"""The on-disk unit cache (harness/run/unit_cache.py): a second run reads unchanged
+adapters' every-token units, says so, and never lets a cached answer hide a fault."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.cli import main
+from harness.outcomes import Outcome
+from harness.registry import default_registry
+from harness.run.deltas import Delta
+from harness.run.every_token import adapter_tasks
+from harness.run.runner import Runner
+from harness.run.selection import select
+from harness.run.unit_cache import UnitCache
+from tests.token_faults import planted_ids
+
+RUN = ["run", "--quiet", "--no-cases", "--max-examples", "1", "--no-everyday"]
+
+
+def _run(tmp_path: Path, name: str, *extra: str) -> tuple[int, dict[str, Any]]:
+    out = tmp_path / name
+    code = main([*RUN, *extra, "--out", str(out)])
+    return code, json.loads((out / "latest" / "parity.json").read_text(encoding="utf-8"))
+
+
+def _verdicts(data: dict[str, Any]) -> tuple[Any, ...]:
+    """What a run found, without its timings and its cache section."""
+    divergences = sorted((d["adapter"], d["check"], d["kind"], d["status"], json.dumps(d["input"])) for d in data["divergences"])
+    return data["matrix"], divergences, data["coverage"], data["verdict"]
+
+
+@pytest.fixture()
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("TOKCONF_CACHE_DIR", str(folder))
+    return folder
+
+
+def test_a_second_run_reads_the_every_token_units_and_finds_the_same(tmp_path: Path, cache_dir: Path) -> None:
+    code, first = _run(tmp_path, "first", "--impl", "tiktoken:r50k_base")
+    assert code == 0
+    assert first["run"]["cache"]["used"] and first["run"]["cache"]["from_cache"] == {}
+    assert first["run"]["cache"]["stored"] == 1 and len(list((cache_dir / "units").iterdir())) == 1
+    code, second = _run(tmp_path, "second", "--impl", "tiktoken:r50k_base")
+    assert code == 0
+    assert second["run"]["cache"]["from_cache"] == {"tiktoken:r50k_base": ["every-token"]}
+    assert second["run"]["cache"]["stored"] == 0
+    assert _verdicts(second) == _verdicts(first)
+    assert second["coverage"]["tiktoken:r50k_base"]["vocab"]["fraction"] == 1.0  # every ID counted, as asked
+    code, asked = _run(tmp_path, "asked", "--impl", "tiktoken:r50k_base", "--no-cache")
+    assert code == 0 and asked["run"]["cache"] == {"used": False}
+    assert _verdicts(asked) == _verdicts(first)
+
+
+def test_an_unreadable_cache_file_is_asked_again(tmp_path: Path, cache_dir: Path) -> None:
+    _run(tmp_path, "first", "--impl", "tiktoken:r50k_base")
+    (stored,) = (cache_dir / "units").iterdir()
+    stored.write_bytes(b"not a pickle")
+    code, again = _run(tmp_path, "again", "--impl", "tiktoken:r50k_base")
+    assert code == 0 and again["run"]["cache"]["from_cache"] == {} and again["run"]["cache"]["stored"] == 1
+
+
+def test_a_planted_token_fault_fails_every_run_however_warm_the_cache(tmp_path: Path, cache_dir: Path) -> None:
+    token_id = planted_ids("cl100k_base")[0]
+    name = f"split-token:cl100k_base-{token_id}"
+    args = ("--no-isolate", "--plugin", "tests.token_faults:FAMILY", "--impl", name)
+    for attempt in ("cold", "warm"):
+        code, data = _run(tmp_path, attempt, *args)
+        assert code == 1, attempt
+        assert any(d["adapter"] == name and d["status"] == "unexpected" for d in data["divergences"]), attempt
+        # a plugin's code is not tokconf's to hash: its units are always asked
+        assert name not in data["run"]["cache"]["from_cache"], attempt
+    assert data["run"]["cache"]["from_cache"] == {"tiktoken:cl100k_base": ["every-token"]}
+
+
+def _key(selected: Any, name: str) -> str:
+    runner = Runner(selected)
+    ((adapter, task),) = [(n, t) for n, t in adapter_tasks(runner) if n == name]
+    cache = UnitCache(Path("/nonexistent"))
+    found = cache.key(runner, "every-token", task)
+    assert found is not None and found[0] == adapter
+    return found[1]
+
+
+def test_the_key_changes_with_what_the_answers_depend_on() -> None:
+    selected = select(default_registry(), impls=["tiktoken:r50k_base", "minbpe:r50k_base"])
+    key = _key(selected, "minbpe:r50k_base")
+    assert _key(selected, "minbpe:r50k_base") == key  # a pure function of the run's adapters
+    row = selected.rows["minbpe:r50k_base"]
+    # another release of the library, another vocabulary file: another key
+    selected.rows["minbpe:r50k_base"] = replace(row, version="0.0.0-other")
+    assert _key(selected, "minbpe:r50k_base") != key
+    selected.rows["minbpe:r50k_base"] = replace(row, provider="plugin mine.py:family")
+    runner = Runner(selected)
+    ((task,),) = [[t] for n, t in adapter_tasks(runner) if n == "minbpe:r50k_base"]
+    assert UnitCache(Path("/nonexistent")).key(runner, "every-token", task) is None
+    selected.close()
+
+
+def test_a_timeout_or_a_crash_is_never_kept(tmp_path: Path) -> None:
+    from harness.checks.base import Finding
+
+    cache = UnitCache(tmp_path)
+    for outcome in (Outcome.timeout(60), Outcome.crashed("exited", "signal 11")):
+        finding = Finding("a:x", "id-parity", "ids", "detail", "text", outcomes=(("a:x", outcome),))
+        cache.store("k", Delta(pending=[finding]))
+    assert cache.refused == 2 and not list(tmp_path.iterdir())
+    cache.store("k", Delta(pending=[Finding("a:x", "id-parity", "ids", "d", "t", outcomes=(("a:x", Outcome.ok((1,))),))]))
+    assert cache.stored == 1 and cache.load("k").pending[0].outcomes[0][1] == Outcome.ok((1,))
