@@ -26,7 +26,7 @@ from harness.run.choice import AdapterChoice
 from tests.engine_adapters import MARKED
 
 ROOT = Path(__file__).resolve().parents[1]
-VOLATILE = ("id", "started", "finished", "duration_s", "argv", "executor")
+VOLATILE = ("id", "started", "finished", "duration_s", "argv", "executor", "cache")  # cache: where answers came from, not what they were
 
 
 @pytest.fixture(autouse=True)
