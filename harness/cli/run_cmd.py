@@ -191,8 +191,9 @@ def run(args: argparse.Namespace) -> int:
     cache = outcome.data["run"].get("cache", {})
     if cache.get("from_cache"):
         read = cache["from_cache"]
-        print(f"cache: the every-token units of {len(read)} unchanged adapter(s) were read from {cache['folder']}, "
-              "not asked again (parity.json run.cache lists them; --no-cache asks everything)")
+        phases = sorted({phase for kinds in read.values() for phase in kinds})
+        print(f"cache: units of {len(read)} unchanged adapter(s) ({', '.join(phases)}) were read from "
+              f"{cache['folder']}, not asked again (parity.json run.cache lists them; --no-cache asks everything)")
     from harness.cli.closing import print_closing
 
     # the exit code, the page's verdict and this line come from one function (issue 21)

@@ -208,6 +208,13 @@ def chunked(items: Sequence[Any], size: int) -> list[Sequence[Any]]:
     return [items[i:i + size] for i in range(0, len(items), size)]
 
 
+def _cache_key(cache: Any, runner: Any, kind: str, task: Sequence[Any]) -> Any:
+    try:
+        return cache.key(runner, kind, task)
+    except TypeError:  # an input the cache cannot digest (a plugin's own objects): asked
+        return None
+
+
 class Jobs:
     """The processes of a run and the order results are merged in.
 
@@ -266,11 +273,20 @@ class Jobs:
             results.extend(part)
         return results
 
+    def map_here(self, kind: str, items: Sequence[Any]) -> list[Any]:
+        """:meth:`map` in this process (through the unit cache, like every unit)."""
+        backend, jobs = self.backend, self.jobs
+        self.backend, self.jobs = None, 1
+        try:
+            return self.map(kind, items)
+        finally:
+            self.backend, self.jobs = backend, jobs
+
     def _results(self, kind: str, tasks: Sequence[Sequence[Any]]) -> Iterator[Any]:
         """Each task's result, in order: from the unit cache where it holds the task's key
         (:mod:`harness.run.unit_cache`), else run (and stored)."""
         cache = getattr(self.runner, "unit_cache", None)
-        keys = [cache.key(self.runner, kind, task) for task in tasks] if cache is not None else []
+        keys = [_cache_key(cache, self.runner, kind, task) for task in tasks] if cache is not None else []
         if not any(keys):
             yield from self._computed(kind, tasks)
             return

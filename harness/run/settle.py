@@ -48,7 +48,7 @@ from typing import Any, Callable, Protocol
 from harness.calls import Calls
 from harness.cases.model import CHECKS, Policy
 from harness.checks.base import Finding
-from harness.generate.minimise import shrink_finding_bounded, shrinkable
+from harness.generate.minimise import shrinkable
 from harness.generate.shrink import simplicity
 from harness.run.judging import Absorber, Documentation
 from harness.run.result import DivergenceRecord
@@ -195,8 +195,8 @@ class Settler:
     def _shrink(self, candidate: Candidate, adapter: Calls, reference: Calls) -> Finding:
         ahead = self._ahead.pop(self._position, None)
         if ahead is None:
-            ahead = shrink_finding_bounded(candidate.finding, adapter, reference, candidate.subject_policy,
-                                           max_calls=self.max_shrink_calls, max_seconds=self.shrink_seconds)
+            # the same unit --jobs runs (and the unit cache keeps): one shrink, in process
+            (ahead,) = self.runner.jobs.map_here("shrink", [(candidate, self.max_shrink_calls, self.shrink_seconds)])
         shrunk, timed_out = ahead
         if timed_out:
             f = candidate.finding

@@ -27,7 +27,8 @@ import hashlib
 import io
 import json
 import pickle
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
+from enum import Enum
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Sequence
@@ -38,8 +39,10 @@ __all__ = ["UnitCache", "code_hash"]
 
 FORMAT = 1
 
-#: the unit kinds whose deltas are kept (each with a key function below)
-CACHED_KINDS = ("every-token",)
+#: the unit kinds whose results are kept: every token (one adapter and its reference), the
+#: cases and everyday documents (every adapter of the run), the generated texts (theirs),
+#: a finding's shrink (its adapter and reference)
+CACHED_KINDS = ("every-token", "cases", "generated", "shrink")
 
 
 @lru_cache(maxsize=1)
@@ -94,24 +97,39 @@ class UnitCache:
             return None
         return cls(folder)
 
-    def key(self, runner: Any, kind: str, task: Sequence[Any]) -> tuple[str, str] | None:
-        """(adapter, key) of ``task``, or None when it is not cached."""
-        if kind != "every-token" or not task:
+    def key(self, runner: Any, kind: str, task: Sequence[Any]) -> tuple[tuple[str, ...], str] | None:
+        """(the adapters ``task`` asks, its key), or None when it is not cached."""
+        if kind not in CACHED_KINDS or not task:
             return None
-        names = {name for _, adapters in task for name in adapters}
-        if len(names) != 1:
-            return None
-        (adapter,) = names
-        reference = task[0][0].reference
-        parts = [adapter_fingerprint(runner.selected, adapter), adapter_fingerprint(runner.selected, reference)]
-        if None in parts:
+        selected = runner.selected
+        if kind == "every-token":
+            names = sorted({name for _, adapters in task for name in adapters} | {task[0][0].reference})
+            inputs = [_slice_digest(token_slice) for token_slice, _ in task]
+            shown = tuple(n for n in names if n != task[0][0].reference) or tuple(names)
+        elif kind == "shrink":  # one finding on its adapter and reference
+            ((candidate, max_calls, _),) = task  # the time bound: a result that hit it is not kept
+            names = sorted({candidate.finding.adapter, candidate.reference})
+            inputs = [_canonical(candidate), str(max_calls).encode("ascii")]
+            shown = (candidate.finding.adapter,)
+        elif kind == "generated":
+            names = sorted({n for _, adapters, reference, _ in task for n in (*adapters, reference)})
+            inputs = [_canonical(unit) for unit in task]
+            shown = tuple(names)
+        else:  # cases: a case picks its pairs among every adapter of the run
+            cases, vocab_findings = task
+            names = sorted(selected.calls)
+            inputs = [_canonical(list(cases)), _canonical({**runner.vocab_findings, **vocab_findings}),
+                      _canonical(selected.references)]
+            shown = tuple(names)
+        parts = [adapter_fingerprint(selected, name) for name in names]
+        if any(part is None for part in parts):
             return None
         digest = hashlib.sha256()
         for text in (str(FORMAT), kind, code_hash(), *parts):  # type: ignore[arg-type]
             digest.update(text.encode("utf-8") + b"\0")
-        for token_slice, _ in task:
-            digest.update(_slice_digest(token_slice))
-        return adapter, digest.hexdigest()
+        for part in inputs:
+            digest.update(part)
+        return shown, digest.hexdigest()
 
     def load(self, key: str) -> Any | None:
         try:
@@ -129,7 +147,7 @@ class UnitCache:
         except Exception:  # noqa: BLE001 - a delta that does not pickle is not kept
             self.refused += 1
             return
-        if pickler.machine_bound:
+        if pickler.machine_bound or _timed_out(delta):
             self.refused += 1
             return
         from harness.atomic import write_atomic
@@ -140,12 +158,18 @@ class UnitCache:
             return  # a read-only cache costs time, not correctness
         self.stored += 1
 
-    def hit(self, adapter: str, phase: str) -> None:
-        self.hits.setdefault(adapter, set()).add(phase)
+    def hit(self, adapters: Sequence[str], phase: str) -> None:
+        for adapter in adapters:
+            self.hits.setdefault(adapter, set()).add(phase)
 
     def to_json(self) -> dict[str, Any]:
         return {"used": True, "folder": str(self.folder), "stored": self.stored, "refused": self.refused,
                 "from_cache": {name: sorted(phases) for name, phases in sorted(self.hits.items())}}
+
+
+def _timed_out(result: Any) -> bool:
+    """A shrink's result cut short by its time bound: how fast the machine was."""
+    return isinstance(result, list) and any(isinstance(r, tuple) and len(r) == 2 and r[1] is True for r in result)
 
 
 def adapter_fingerprint(selected: Any, name: str) -> str | None:
@@ -178,6 +202,32 @@ def _own_code(provider: str) -> bool:
         target = provider.partition(" = ")[2]
         return target.startswith(("harness.", "implementations."))
     return provider.startswith(("environment ", "Node environment ", "--encoding"))
+
+
+def _canonical(value: Any) -> bytes:
+    """A digest of plain data and frozen dataclasses that does not depend on the process
+    (sets sorted, dataclasses by field, strings with their surrogates).
+
+    >>> _canonical({"b": frozenset({"y", "x"}), "a": (1, b"\\x00", None)}) == _canonical({"a": (1, b"\\x00", None), "b": {"x", "y"}})
+    True
+    """
+    return hashlib.sha256(_walk(value).encode("utf-8", "surrogatepass")).digest()
+
+
+def _walk(value: Any) -> str:
+    if is_dataclass(value) and not isinstance(value, type):
+        return type(value).__name__ + "(" + ",".join(f"{f.name}={_walk(getattr(value, f.name))}" for f in fields(value)) + ")"
+    if isinstance(value, dict):
+        return "{" + ",".join(sorted(f"{_walk(k)}:{_walk(v)}" for k, v in value.items())) + "}"
+    if isinstance(value, (set, frozenset)):
+        return "{" + ",".join(sorted(_walk(v) for v in value)) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(_walk(v) for v in value) + "]"
+    if isinstance(value, (str, bytes, int, float, bool)) or value is None:
+        return repr(value)
+    if isinstance(value, Enum):
+        return repr(value)
+    raise TypeError(f"no canonical form for {type(value).__name__}")
 
 
 def _slice_digest(token_slice: Any) -> bytes:
