@@ -38,14 +38,19 @@ __all__ = ["FULL_CHECKS_PER_SLICE", "adapter_tasks", "plans_for", "run_slice"]
 FULL_CHECKS_PER_SLICE = 4
 
 
-def plans_for(selected: Any) -> list[EveryTokenPlan]:
-    """One plan per encoding of the run whose reference takes part."""
+def plans_for(selected: Any, cache: Any = None) -> list[EveryTokenPlan]:
+    """One plan per encoding of the run whose reference takes part (from the unit cache
+    when the reference is unchanged: :mod:`harness.run.unit_cache`)."""
     plans = []
     for encoding in selected.encodings():
         reference = selected.reference_for(encoding)
         if reference.name not in selected.calls:
             continue
-        plans.append(build_plan(reference))
+        if cache is None:
+            plans.append(build_plan(reference))
+        else:
+            plans.append(cache.remembered(selected, "every-token", [reference.name], [b"plan"],
+                                          lambda reference=reference: build_plan(reference)))
     return plans
 
 
@@ -143,7 +148,7 @@ def adapter_tasks(runner: Any) -> list[tuple[str, list[tuple[TokenSlice, tuple[s
     asked here, once, and each one's reachability audit goes into its coverage entry."""
     selected = runner.selected
     out = []
-    for plan in plans_for(selected):
+    for plan in plans_for(selected, getattr(runner, "unit_cache", None)):
         reference = selected.calls[plan.reference]
         reference.forget_pieces(plan.ids)  # the plan holds what the slices need
         runner.coverage.audited(reference, plan.reachability_json())

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, fields, is_dataclass
 from enum import Enum
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from harness.outcomes import Outcome
 
@@ -121,15 +121,22 @@ class UnitCache:
             inputs = [_canonical(list(cases)), _canonical({**runner.vocab_findings, **vocab_findings}),
                       _canonical(selected.references)]
             shown = tuple(names)
-        parts = [adapter_fingerprint(selected, name) for name in names]
-        if any(part is None for part in parts):
-            return None
-        digest = hashlib.sha256()
-        for text in (str(FORMAT), kind, code_hash(), *parts):  # type: ignore[arg-type]
-            digest.update(text.encode("utf-8") + b"\0")
-        for part in inputs:
-            digest.update(part)
-        return shown, digest.hexdigest()
+        key = _key_of(selected, kind, names, inputs)
+        return None if key is None else (shown, key)
+
+    def remembered(self, selected: Any, kind: str, names: Sequence[str], inputs: Sequence[bytes],
+                   compute: Callable[[], Any]) -> Any:
+        """``compute()``, or what it gave before for the same adapters and inputs."""
+        key = _key_of(selected, kind, names, inputs)
+        if key is None:
+            return compute()
+        found = self.load(key)
+        if found is not None:
+            self.hit(names, kind)
+            return found
+        value = compute()
+        self.store(key, value)
+        return value
 
     def load(self, key: str) -> Any | None:
         try:
@@ -165,6 +172,18 @@ class UnitCache:
     def to_json(self) -> dict[str, Any]:
         return {"used": True, "folder": str(self.folder), "stored": self.stored, "refused": self.refused,
                 "from_cache": {name: sorted(phases) for name, phases in sorted(self.hits.items())}}
+
+
+def _key_of(selected: Any, kind: str, names: Sequence[str], inputs: Sequence[bytes]) -> str | None:
+    parts = [adapter_fingerprint(selected, name) for name in names]
+    if any(part is None for part in parts):
+        return None
+    digest = hashlib.sha256()
+    for text in (str(FORMAT), kind, code_hash(), *parts):  # type: ignore[arg-type]
+        digest.update(text.encode("utf-8") + b"\0")
+    for part in inputs:
+        digest.update(part)
+    return digest.hexdigest()
 
 
 def _timed_out(result: Any) -> bool:
