@@ -2,7 +2,9 @@
 
 - ``tokconf run`` runs as a child with ``--profile-harness``: its wall time, its CPU time
   and peak RSS from the kernel (``wait4``), and its own account of where the time went
-  (``harness-profile.json``: adapter calls, adapter builds, harness overhead).
+  (``harness-profile.json``: adapter calls, adapter builds, harness overhead). The
+  default run twice on a fresh cache folder (first and second run), and the user's path
+  (``--impl hf:cl100k_base --impl tiktoken:cl100k_base``) without and with the unit cache.
 - ``tokconf list``: the median wall and CPU time of five runs of the console script, and
   the import time of ``harness.cli`` from ``python -X importtime``.
 - minbpe's merge recovery for cl100k_base and o200k_base: cold (replaying every token;
@@ -36,13 +38,26 @@ def _tokconf() -> list[str]:
 
 
 def default_run() -> dict[str, Any]:
-    """The default ``tokconf run`` (in-process adapters, one process), measured from outside."""
+    """The default ``tokconf run`` twice on a fresh cache folder (what a fresh clone's first
+    and second runs cost: the second reads unchanged adapters' units from the unit cache),
+    and the user's path (one candidate and its reference) without and with the cache."""
+    with tempfile.TemporaryDirectory(prefix="tokconf-bench-cache-") as cache:
+        env = {**os.environ, "TOKCONF_CACHE_DIR": cache}
+        first = _measured_run([], env=env)
+        second = _measured_run([], env=env)
+    user = ["--impl", "hf:cl100k_base", "--impl", "tiktoken:cl100k_base"]
+    return {**second, "first_run": first,
+            "user_path_no_cache": _measured_run([*user, "--no-cache"]), "user_path": _measured_run(user)}
+
+
+def _measured_run(args: list[str], *, env: dict[str, str] | None = None) -> dict[str, Any]:
+    """One ``tokconf run ARGS`` as a child, measured from outside (wall, CPU, peak RSS)."""
     pools = _pool_count()
     with tempfile.TemporaryDirectory(prefix="tokconf-bench-") as out, tempfile.TemporaryFile("w+") as err:
         started = time.perf_counter()
         # a file, not a pipe, for stderr: nobody reads a pipe while wait4 waits
-        proc = subprocess.Popen([*_tokconf(), "run", "--quiet", "--profile-harness", "--out", out],
-                                cwd=REPO, stdout=subprocess.DEVNULL, stderr=err, text=True)
+        proc = subprocess.Popen([*_tokconf(), "run", "--quiet", "--profile-harness", *args, "--out", out],
+                                cwd=REPO, stdout=subprocess.DEVNULL, stderr=err, text=True, env=env)
         _, status, usage = os.wait4(proc.pid, 0)  # this child's own rusage: CPU and peak RSS
         wall = time.perf_counter() - started
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -50,8 +65,11 @@ def default_run() -> dict[str, Any]:
         stderr = err.read()
         profiles = [p for p in Path(out).glob("*/harness-profile.json") if p.parent.name != "latest"]
         profile = json.loads(profiles[0].read_text(encoding="utf-8")) if profiles else {}
+        reports = [p for p in Path(out).glob("*/parity.json") if p.parent.name != "latest"]
+        cache = json.loads(reports[0].read_text(encoding="utf-8"))["run"].get("cache", {}) if reports else {}
     peak_mb = usage.ru_maxrss / (1024 * 1024) if sys.platform == "darwin" else usage.ru_maxrss / 1024
     return {
+        "args": args,
         "exit_code": proc.returncode,
         "wall_s": round(wall, 2),
         "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
@@ -61,7 +79,9 @@ def default_run() -> dict[str, Any]:
         "adapter_calls_s": profile.get("adapter_calls_s"),
         "adapter_build_s": profile.get("adapter_build_s"),
         "harness_s": profile.get("harness_s"),
+        "phases_s": profile.get("phases_s", profile.get("phases")),
         "slowest_adapters_s": dict(list(profile.get("adapters_s", {}).items())[:6]),
+        "adapters_from_cache": len(cache.get("from_cache", {})),
         "pools_cached_before": pools > 0,
         "stderr_tail": "" if proc.returncode in (0, 1) else stderr[-1000:],
     }
