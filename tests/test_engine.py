@@ -265,8 +265,9 @@ def test_the_long_tier_is_pytest_items_that_find_what_the_run_finds(tmp_path: Pa
     """A drop-in that loses the last character of inputs over 50,000 characters: only the
     long tier can see it, and ``pytest --tokconf-long`` (one item per encoding and kind)
     finds it with the same minimal input as ``tokconf run --long``."""
+    # every token and everyday text cannot show a fault past 50,000 characters: left out on both fronts
     from_run, from_pytest = _both_fronts(tmp_path, "tests.engine_adapters:long_tail", ("--long-sizes", "60000"),
-                                         ("--long",))
+                                         ("--long",), ("--no-every-token",), ("--no-everyday",))
     unexpected = {(adapter, text) for adapter, _, _, status, text in from_run if status == "unexpected"}
     assert unexpected and {adapter for adapter, _ in unexpected} == {"wrong:long-tail"}
     assert all(len(text) > 50_000 for _, text in unexpected)  # nothing shorter shows the fault

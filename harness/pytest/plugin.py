@@ -70,7 +70,7 @@ _OPTIONS = ("tokconf_impl", "tokconf_encoding", "tokconf_cases", "tokconf_plugin
             "tokconf_report", "tokconf_profile", "tokconf_no_generated", "tokconf_jobs", "tokconf_isolate",
             "tokconf_no_isolate", "tokconf_timeout", "tokconf_memory_limit", "tokconf_long", "tokconf_long_sizes",
             "tokconf_shrink_seconds", "tokconf_encoding_file", "tokconf_no_every_token", "tokconf_default_long",
-            "tokconf_no_cache")
+            "tokconf_no_cache", "tokconf_no_everyday")
 _SUITES = pytest.StashKey[dict]()
 _USED = pytest.StashKey[list]()
 
@@ -147,6 +147,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="lengths the long tier climbs (default 10000,100000,1000000)")
     group.addoption("--tokconf-no-every-token", action="store_true", default=False,
                     help="no every-token items, as tokconf run --no-every-token")
+    group.addoption("--tokconf-no-everyday", action="store_true", default=False,
+                    help="no everyday-text items, as tokconf run --no-everyday")
     group.addoption("--tokconf-no-cache", action="store_true", default=False,
                     help="ask every adapter again, as tokconf run --no-cache")
     group.addoption("--tokconf-default-long", action="store_true", default=False,
@@ -183,6 +185,7 @@ def _options(config: pytest.Config, request: SuiteRequest) -> Any:
         generated=request.generated and not get("tokconf_no_generated"),
         every_token=not get("tokconf_no_every_token"),
         cache=not get("tokconf_no_cache"),
+        everyday=not get("tokconf_no_everyday"),
         default_long=bool(get("tokconf_default_long")),
         jobs=jobs,
         isolate="all" if get("tokconf_isolate") else "none" if get("tokconf_no_isolate") else "auto",

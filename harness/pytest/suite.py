@@ -65,6 +65,8 @@ class SuiteOptions:
     every_token: bool = True
     #: the on-disk unit cache (``--tokconf-no-cache``: off)
     cache: bool = True
+    #: the everyday-text phase (with the generated inputs; ``--tokconf-no-everyday``)
+    everyday: bool = True
     #: seconds of generated checking per adapter before slower adapters get fewer examples
     time_budget_s: float = 12.0
     #: processes for the pre-pass and the case items (``--tokconf-jobs``)
@@ -92,7 +94,7 @@ class SuiteOptions:
         # the plan's phases but the corpus (the plugin has no --corpus): the registered ones too
         # (and, as --no-generated does, no everyday text or every token without the generated inputs)
         left_out = {"corpus"} | (set() if self.generated else {"generated", "everyday", "every-token"}) \
-            | (set() if self.every_token else {"every-token"})
+            | (set() if self.every_token else {"every-token"}) | (set() if self.everyday else {"everyday"})
         phases = tuple(p for p in Plan().phases if p not in left_out)
         return Plan(adapters=choice, cases=self.cases, profile=self.profile, long=self.long, phases=phases,
                     long_sizes=self.long_sizes, default_long=self.default_long,
