@@ -115,3 +115,17 @@ def test_a_timeout_or_a_crash_is_never_kept(tmp_path: Path) -> None:
     assert cache.refused == 2 and not list(tmp_path.iterdir())
     cache.store("k", Delta(pending=[Finding("a:x", "id-parity", "ids", "d", "t", outcomes=(("a:x", Outcome.ok((1,))),))]))
     assert cache.stored == 1 and cache.load("k").pending[0].outcomes[0][1] == Outcome.ok((1,))
+
+
+def test_the_folder_is_pruned_least_recently_used_first(tmp_path: Path) -> None:
+    import os
+
+    from harness.run.unit_cache import prune
+
+    for n in range(5):
+        path = tmp_path / f"{n}.pickle"
+        path.write_bytes(b"x" * 100)
+        os.utime(path, (1_000 + n, 1_000 + n))
+    os.utime(tmp_path / "0.pickle")  # read just now: kept
+    assert prune(tmp_path, limit_bytes=250) == 3
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["0.pickle", "4.pickle"]

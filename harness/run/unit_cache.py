@@ -18,7 +18,8 @@ which adapters' units came from the cache (``run.cache`` in parity.json); ``--no
 Never cached: an adapter whose code is not tokconf's to hash (a plugin, another package's
 entry point, an adapter a test registers), and a delta
 holding a timeout or a crash (how busy the machine was, not what the adapter does). A
-cache file that cannot be read is asked again, never trusted.
+cache file that cannot be read is asked again, never trusted. The folder is kept under
+1 GiB, the least recently used results deleted first.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 import pickle
 from dataclasses import dataclass, field, fields, is_dataclass
 from enum import Enum
@@ -38,6 +40,9 @@ from harness.outcomes import Outcome
 __all__ = ["UnitCache", "code_hash"]
 
 FORMAT = 1
+
+#: the folder's size past which the least recently used results are deleted
+LIMIT_BYTES = 1 << 30
 
 #: the unit kinds whose results are kept: every token (one adapter and its reference), the
 #: cases and everyday documents (every adapter of the run), the generated texts (theirs),
@@ -86,8 +91,9 @@ class UnitCache:
     refused: int = 0
 
     @classmethod
-    def open(cls) -> UnitCache | None:
-        """The cache under tokconf's cache folder; None where that folder cannot be made."""
+    def open(cls, *, limit_bytes: int = LIMIT_BYTES) -> UnitCache | None:
+        """The cache under tokconf's cache folder (pruned to ``limit_bytes``, the least
+        recently used first); None where that folder cannot be made."""
         from harness.vocab import cache_dir
 
         try:
@@ -95,6 +101,7 @@ class UnitCache:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError:
             return None
+        prune(folder, limit_bytes=limit_bytes)
         return cls(folder)
 
     def key(self, runner: Any, kind: str, task: Sequence[Any]) -> tuple[tuple[str, ...], str] | None:
@@ -139,12 +146,18 @@ class UnitCache:
         return value
 
     def load(self, key: str) -> Any | None:
+        path = self.folder / f"{key}.pickle"
         try:
-            return pickle.loads((self.folder / f"{key}.pickle").read_bytes())
+            value = pickle.loads(path.read_bytes())
         except FileNotFoundError:
             return None
         except Exception:  # noqa: BLE001 - unreadable (another Python, a torn file): ask again
             return None
+        try:
+            os.utime(path)  # used: the last to be pruned
+        except OSError:
+            pass
+        return value
 
     def store(self, key: str, delta: Any) -> None:
         buffer = io.BytesIO()
@@ -172,6 +185,28 @@ class UnitCache:
     def to_json(self) -> dict[str, Any]:
         return {"used": True, "folder": str(self.folder), "stored": self.stored, "refused": self.refused,
                 "from_cache": {name: sorted(phases) for name, phases in sorted(self.hits.items())}}
+
+
+def prune(folder: Path, *, limit_bytes: int) -> int:
+    """Delete the least recently used files of ``folder`` until it holds at most
+    ``limit_bytes`` (every edit of tokconf makes new keys: old ones would pile up);
+    returns how many went."""
+    try:
+        files = [(entry.stat().st_mtime, entry.stat().st_size, entry) for entry in folder.glob("*.pickle")]
+    except OSError:
+        return 0
+    total = sum(size for _, size, _ in files)
+    removed = 0
+    for _, size, path in sorted(files, key=lambda f: f[0]):
+        if total <= limit_bytes:
+            break
+        try:
+            path.unlink()
+        except OSError:
+            continue
+        total -= size
+        removed += 1
+    return removed
 
 
 def _key_of(selected: Any, kind: str, names: Sequence[str], inputs: Sequence[bytes]) -> str | None:
