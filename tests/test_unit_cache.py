@@ -129,3 +129,20 @@ def test_the_folder_is_pruned_least_recently_used_first(tmp_path: Path) -> None:
     os.utime(tmp_path / "0.pickle")  # read just now: kept
     assert prune(tmp_path, limit_bytes=250) == 3
     assert sorted(p.name for p in tmp_path.iterdir()) == ["0.pickle", "4.pickle"]
+
+
+def test_a_fingerprint_is_the_same_in_every_process() -> None:
+    """Keys are read by later processes: nothing in them may depend on the string hash
+    seed (a closed vocabulary's alphabet is a frozenset: its repr's order is the process's)."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("from harness.registry import default_registry; from harness.run.selection import select; "
+            "from harness.run.unit_cache import adapter_fingerprint; "
+            "s = select(default_registry(), impls=['simple-v1:lighthouse']); "
+            "print(adapter_fingerprint(s, 'simple-v1:lighthouse'))")
+    root = Path(__file__).resolve().parent.parent
+    seen = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root,
+                           env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2", "3")}
+    assert len(seen) == 1 and "lighthouse" in seen.pop()

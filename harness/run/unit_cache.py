@@ -239,7 +239,7 @@ def adapter_fingerprint(selected: Any, name: str) -> str | None:
         "name": name, "library": row.library, "version": row.version, "provider": row.provider,
         "provenance": row.provenance.to_json() if row.provenance is not None else None,
         "vocabulary": [list(v) for v in info.vocabulary], "encoding": info.encoding,
-        "isolated": row.isolated, "limits": limits, "capabilities": repr(info.capabilities),
+        "isolated": row.isolated, "limits": limits, "capabilities": _walk(info.capabilities),  # not repr: a frozenset's order is the process's
     }, sort_keys=True, default=str)
 
 
