@@ -52,14 +52,18 @@ def some_faults() -> object:
 
 
 class LongTail(_Wrapped):
-    """Drops the last character of any input over 50,000 characters: only a long input shows it."""
+    """Drops the last character of any input over :attr:`OVER` characters: only a long
+    input shows it (generated and cased inputs stay far below; the long tier's 6,000 does
+    not). Small enough that shrinking its findings without a time bound, on both fronts,
+    costs minutes, not a quarter of an hour."""
 
     name = "wrong:long-tail"
+    OVER = 5_000
 
     def encode(self, text, **policy):  # type: ignore[no-untyped-def, override]
-        return super().encode(text[:-1] if len(text) > 50_000 else text, **policy)
+        return super().encode(text[:-1] if len(text) > self.OVER else text, **policy)
 
 
 def long_tail() -> AdapterSpec:
     return AdapterSpec(name=LongTail.name, encoding=ENCODING, factory=LongTail, library="tiktoken",
-                       description="deliberately wrong: drops the last character of inputs over 50,000 characters")
+                       description=f"deliberately wrong: drops the last character of inputs over {LongTail.OVER:,} characters")
