@@ -1,25 +1,28 @@
 """Units kept on disk across runs: an unchanged adapter is not asked the same again (issue 25).
 
-The every-token phase asks each adapter about every ID of its encoding: most of a default
-run's time, and the same answers run after run while nothing changed. One every-token
-unit's :class:`~harness.run.deltas.Delta` is a pure function of
+Most of a default run asks the same adapters the same questions as the run before: every
+ID of each encoding, the shipped cases, the everyday documents, the generated texts (a
+fixed seed), and shrinks of the same findings. A unit's result (a
+:class:`~harness.run.deltas.Delta`, or a shrink's finding) is a pure function of
 
 - tokconf's own code (every file of the ``harness`` and ``implementations`` packages),
-- the adapter and the reference the unit compares it with: name, library and version,
-  the files each was built from and their SHA-256, bundled tables, how each is isolated
-  and under which limits,
-- the unit's inputs (every ID, its bytes, its texts and the reference's answers),
+- each adapter the unit asks: name, library and version, provider, the files it was built
+  from and their SHA-256, bundled tables, capabilities, how it is isolated and under which
+  limits (a cases task asks every adapter of the run),
+- the unit's inputs in a canonical form (IDs, bytes, texts, the reference's answers, the
+  cases with their documentation, the findings they judge),
 
 so it is stored under ``<cache dir>/units/`` keyed by the SHA-256 of exactly those, and a
-later run with the same key reads the delta instead of asking again. The report lists
-which adapters' units came from the cache (``run.cache`` in parity.json); ``--no-cache``
+later run with the same key reads it instead of asking again. The report lists which
+adapters' units came from the cache (``run.cache`` in parity.json); ``--no-cache``
 (``--tokconf-no-cache`` under pytest) asks everything again.
 
-Never cached: an adapter whose code is not tokconf's to hash (a plugin, another package's
-entry point, an adapter a test registers), and a delta
-holding a timeout or a crash (how busy the machine was, not what the adapter does). A
-cache file that cannot be read is asked again, never trusted. The folder is kept under
-1 GiB, the least recently used results deleted first.
+Never cached: a unit asking an adapter whose code is not tokconf's to hash (a plugin,
+another package's entry point, a ``source:`` checkout, an adapter a test registers), and a
+result holding a timeout, a crash or a shrink cut short by its time bound (how busy the
+machine was, not what the adapter does). A cache file that cannot be read is asked again,
+never trusted. The folder is kept under 1 GiB, the least recently used results deleted
+first.
 """
 
 from __future__ import annotations
