@@ -143,7 +143,13 @@ def test_gate_on_a_file_that_is_not_a_golden_never_suggests_overwriting_it(tmp_p
 
 def test_ctrl_c_during_snapshot_ends_with_one_line_saying_what_was_kept(tmp_path: Path) -> None:
     (tmp_path / "g.tokconf").write_bytes(b"earlier golden")
-    process = subprocess.Popen([*CONSOLE, "snapshot", "-o", "g.tokconf", "--impl", "tiktoken:gpt2"],
+    # 50,000 documents besides the cases: the recording lasts long past the first progress
+    # line however busy the machine (a snapshot of the cases alone could finish before the
+    # signal arrived); Ctrl-C stops it at once
+    (tmp_path / "many.jsonl").write_text("".join(json.dumps({"text": f"document {n}: {n * n}"}) + "\n"
+                                                 for n in range(50_000)), encoding="utf-8")
+    process = subprocess.Popen([*CONSOLE, "snapshot", "-o", "g.tokconf", "--impl", "tiktoken:gpt2",
+                                "--corpus", "many.jsonl"],
                                cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     # wait for the snapshot to be recording (its progress), however slow the machine
     seen = b""
