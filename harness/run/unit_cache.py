@@ -55,13 +55,18 @@ CACHED_KINDS = ("every-token", "cases", "generated", "shrink")
 
 @lru_cache(maxsize=1)
 def code_hash() -> str:
-    """SHA-256 of every file of tokconf's own packages (any edit is a new key)."""
-    import harness
-    import implementations
+    """SHA-256 of every file of tokconf's own packages (any edit is a new key). The
+    ``implementations`` package is found, not imported: the harness reaches adapters only
+    through the registry."""
+    from importlib.util import find_spec
 
     digest = hashlib.sha256()
-    for package in (harness, implementations):
-        root = Path(package.__file__ or "").parent
+    for name in ("harness", "implementations"):
+        spec = find_spec(name)
+        if spec is None or not spec.submodule_search_locations:
+            digest.update(f"no {name}".encode("ascii"))
+            continue
+        root = Path(list(spec.submodule_search_locations)[0])
         for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts
                            and p.suffix not in (".pyc", ".pyo")):
             digest.update(str(path.relative_to(root.parent)).encode("utf-8") + b"\0")
