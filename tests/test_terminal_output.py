@@ -69,7 +69,7 @@ def test_at_80_columns_the_explained_findings_are_one_line(at_80: str) -> None:
     block = [line for line in lines_of(at_80) if line.startswith("documented: ")]
     assert len(block) == 1
     found = re.fullmatch(
-        r"documented: (\d+) divergence\(s\) explained (\d+) more finding\(s\) \(--verbose lists them\)", block[0])
+        r"documented: (\d+) divergence\(s\) explained (\d+) more finding\(s\) \(-v lists them\)", block[0])
     assert found is not None and int(found.group(1)) >= 2 and int(found.group(2)) > 100, block
 
 

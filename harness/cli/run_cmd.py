@@ -191,9 +191,12 @@ def run(args: argparse.Namespace) -> int:
     cache = outcome.data["run"].get("cache", {})
     if cache.get("from_cache"):
         read = cache["from_cache"]
+        from harness.cli.summary import terminal_width, wrap_line
+
         phases = sorted({phase for kinds in read.values() for phase in kinds})
-        print(f"cache: units of {len(read)} unchanged adapter(s) ({', '.join(phases)}) were read from "
-              f"{cache['folder']}, not asked again (parity.json run.cache lists them; --no-cache asks everything)")
+        print(wrap_line(f"cache: units of {len(read)} unchanged adapter(s) ({', '.join(phases)}) were read from "
+                        f"{cache['folder']}, not asked again (parity.json run.cache lists them; --no-cache asks "
+                        "everything)", terminal_width()))
     from harness.cli.closing import print_closing
 
     # the exit code, the page's verdict and this line come from one function (issue 21)

@@ -23,7 +23,8 @@ from harness.checks.kinds import kind_words
 from harness.escapes import escape_text
 from harness.run.result import DivergenceRecord, RunResult
 
-__all__ = ["CODES", "COMPACT", "SHORT", "WIDTH", "abbreviate", "print_coverage", "print_summary", "terminal_width"]
+__all__ = ["CODES", "COMPACT", "SHORT", "WIDTH", "abbreviate", "print_coverage", "print_summary", "terminal_width",
+           "wrap_line"]
 
 #: the width when neither COLUMNS nor a terminal says otherwise
 WIDTH = 120
@@ -65,7 +66,7 @@ def terminal_width() -> int:
     return max(_NARROWEST, shutil.get_terminal_size((WIDTH, 24)).columns)
 
 
-def _wrap(line: str, width: int, *, indent: str = "    ") -> str:
+def wrap_line(line: str, width: int, *, indent: str = "    ") -> str:
     """``line`` fitted to ``width``: wrapped after its own indent, long words broken, nothing cut."""
     lead = line[: len(line) - len(line.lstrip(" "))]
     return "\n".join(textwrap.wrap(line, width=width, initial_indent="", subsequent_indent=lead + indent,
@@ -94,7 +95,7 @@ def print_summary(result: RunResult, out: TextIO, *, width: int | None = None, v
         cells = " ".join(f"{codes.get(row[c].status, '?'):>{cell}}" for c in checks)
         out.write(f"{shown[name]:<{room}}  {cells}  {sum(cell.inputs for cell in row.values())}\n")
     for line in legend:
-        out.write(_wrap(line, width) + "\n")
+        out.write(wrap_line(line, width) + "\n")
     # the legend of the columns is wrapped, not clipped: a cut legend names no column
     out.write(textwrap.fill("columns: " + ", ".join(f"{SHORT.get(c, c)}={c}" for c in checks), width=width,
                             subsequent_indent="         ", break_on_hyphens=False) + "\n")
@@ -105,10 +106,10 @@ def print_summary(result: RunResult, out: TextIO, *, width: int | None = None, v
                                                           for status, code in COMPACT.items() if status in used),
                                 width=width, subsequent_indent="            ", break_on_hyphens=False) + "\n")
     summary = result.summary()
-    out.write(_wrap("cells: " + ", ".join(f"{status} {count}" for status, count in summary.items()), width) + "\n")
+    out.write(wrap_line("cells: " + ", ".join(f"{status} {count}" for status, count in summary.items()), width) + "\n")
     documented = result.by_status("documented")
     absorbed = sum(d.absorbed for d in documented)
-    out.write(_wrap(f"divergences: {len(documented)} documented (explaining {absorbed} more findings), "
+    out.write(wrap_line(f"divergences: {len(documented)} documented (explaining {absorbed} more findings), "
                     f"{len(result.by_status('unexpected'))} unexpected, {len(result.by_status('stale'))} stale",
                     width) + "\n")
     for record in result.divergences:
@@ -121,19 +122,19 @@ def print_summary(result: RunResult, out: TextIO, *, width: int | None = None, v
                                 break_on_hyphens=False) + "\n")
     print_coverage(result, out, width=width)
     if result.incomplete:
-        out.write(_wrap(f"INCOMPLETE: {result.incomplete['reason']} during {result.incomplete['phase']}; "
+        out.write(wrap_line(f"INCOMPLETE: {result.incomplete['reason']} during {result.incomplete['phase']}; "
                         f"only what finished is reported, nothing after it was checked, and findings were "
                         f"judged on their own inputs, unshrunk", width) + "\n")
 
 
 def _failing(record: DivergenceRecord, out: TextIO, width: int) -> None:
     where = f"case {record.case}" if record.case else f"{record.origin} input"
-    out.write("\n" + _wrap(f"{record.id} {record.status.upper()} {record.adapter} ({where})", width) + "\n")
+    out.write("\n" + wrap_line(f"{record.id} {record.status.upper()} {record.adapter} ({where})", width) + "\n")
     for check, kind, detail in record.symptoms:
-        out.write(_wrap(f"  {check}: {kind_words(kind)}", width) + "\n")
-    out.write(_wrap(f"  {record.detail}", width) + "\n")
+        out.write(wrap_line(f"  {check}: {kind_words(kind)}", width) + "\n")
+    out.write(wrap_line(f"  {record.detail}", width) + "\n")
     more = f" (and {record.occurrences - 1} more findings with this input inside)" if record.occurrences > 1 else ""
-    out.write(_wrap(f"  minimal input: {_text(record.text)}{more}", width) + "\n")
+    out.write(wrap_line(f"  minimal input: {_text(record.text)}{more}", width) + "\n")
     # the command stays one line, whatever the width: it is copied, not read
     out.write(f"  reproduce: {record.evidence.reproduce}\n")
     if record.evidence.snippet:
@@ -145,8 +146,9 @@ def _absorbing(records: list[DivergenceRecord], out: TextIO, width: int, *, verb
         return
     if not verbose:
         total = sum(r.absorbed for r in records)
-        out.write(_wrap(f"documented: {len(records)} divergence(s) explained {total} more finding(s) "
-                        f"(--verbose lists them)", width) + "\n")
+        # one line at 80 columns with 4-digit counts: "-v", not "--verbose"
+        out.write(wrap_line(f"documented: {len(records)} divergence(s) explained {total} more finding(s) "
+                            f"(-v lists them)", width) + "\n")
         return
     out.write("\ndocumented divergences that explained findings beyond their own input:\n")
     for record in sorted(records, key=lambda d: (-d.absorbed, d.id)):
@@ -155,7 +157,7 @@ def _absorbing(records: list[DivergenceRecord], out: TextIO, width: int, *, verb
         else:
             domain = record.domain.describe() if record.domain is not None else "its own input"
         examples = ", ".join(_text(x, limit=24) for x in record.absorbed_examples)
-        out.write(_wrap(f"  {record.id} {record.adapter} {record.check}: {record.absorbed} "
+        out.write(wrap_line(f"  {record.id} {record.adapter} {record.check}: {record.absorbed} "
                         f"(domain: {domain})" + (f" e.g. {examples}" if examples else ""), width) + "\n")
 
 
@@ -164,7 +166,7 @@ def _unavailable(result: RunResult, out: TextIO, width: int, *, verbose: bool) -
     if not rows:
         return
     if not verbose:
-        out.write(_wrap(f"not tested: {len(rows)} adapter(s) unavailable (--verbose says why)", width) + "\n")
+        out.write(wrap_line(f"not tested: {len(rows)} adapter(s) unavailable (--verbose says why)", width) + "\n")
         return
     out.write(f"\nnot tested ({len(rows)} unavailable):\n")
     for row in rows:
@@ -183,4 +185,4 @@ def print_coverage(result: RunResult, out: TextIO, *, width: int | None = None) 
             low, name = min(figures)
             parts.append(f"{measure} >= {low:.1%} ({name})")
     if parts:
-        out.write(_wrap("coverage (lowest): " + "; ".join(parts), width or terminal_width()) + "\n")
+        out.write(wrap_line("coverage (lowest): " + "; ".join(parts), width or terminal_width()) + "\n")
