@@ -101,7 +101,7 @@ class Plan:
     limits: Limits = field(default_factory=Limits)
     executor: Executor = field(default_factory=Executor)
     outputs: Outputs = field(default_factory=Outputs)
-    #: read unchanged adapters' every-token units from the on-disk cache and keep new ones
+    #: read unchanged adapters' units from the on-disk cache and keep new ones
     #: (:mod:`harness.run.unit_cache`; ``--no-cache``: ask everything)
     cache: bool = True
 

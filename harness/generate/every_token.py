@@ -22,7 +22,9 @@ module (:mod:`harness.run.every_token`) does the comparing.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Sequence
 
 from harness.calls import Calls
@@ -57,6 +59,19 @@ class TokenSlice:
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    @cached_property
+    def digest(self) -> bytes:
+        """SHA-256 of the slice's content: IDs, bytes, texts and the reference's answers
+        (the unit cache's key; computed once, though every adapter's unit holds the slice)."""
+        digest = hashlib.sha256()
+        digest.update(repr((self.encoding, self.reference, self.ids)).encode("ascii"))
+        for piece in self.pieces:
+            digest.update(b"\1" if piece is None else b"\0" + len(piece).to_bytes(4, "big") + piece)
+        for text, policy, expected in self.texts:
+            digest.update(text.encode("utf-8", "surrogatepass") + b"\0" + policy.describe().encode("utf-8") + b"\0"
+                          + repr(expected).encode("ascii") + b"\0")
+        return digest.digest()
 
 
 @dataclass(frozen=True)

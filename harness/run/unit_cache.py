@@ -95,7 +95,7 @@ class UnitCache:
     #: adapter -> the phases whose units came from the cache in this run
     hits: dict[str, set[str]] = field(default_factory=dict)
     stored: int = 0
-    #: units not stored, with why (a timeout or crash in them)
+    #: results not stored: a timeout, a crash or a shrink cut short in them, or no pickle
     refused: int = 0
 
     @classmethod
@@ -119,7 +119,7 @@ class UnitCache:
         selected = runner.selected
         if kind == "every-token":
             names = sorted({name for _, adapters in task for name in adapters} | {task[0][0].reference})
-            inputs = [_slice_digest(token_slice) for token_slice, _ in task]
+            inputs = [token_slice.digest for token_slice, _ in task]  # each computed once per run
             shown = tuple(n for n in names if n != task[0][0].reference) or tuple(names)
         elif kind == "shrink":  # one finding on its adapter and reference
             ((candidate, max_calls, _),) = task  # the time bound: a result that hit it is not kept
@@ -290,14 +290,3 @@ def _walk(value: Any) -> str:
     if isinstance(value, Enum):
         return repr(value)
     raise TypeError(f"no canonical form for {type(value).__name__}")
-
-
-def _slice_digest(token_slice: Any) -> bytes:
-    digest = hashlib.sha256()
-    digest.update(repr((token_slice.encoding, token_slice.reference, token_slice.ids)).encode("ascii"))
-    for piece in token_slice.pieces:
-        digest.update(b"\1" if piece is None else b"\0" + len(piece).to_bytes(4, "big") + piece)
-    for text, policy, expected in token_slice.texts:
-        digest.update(text.encode("utf-8", "surrogatepass") + b"\0" + policy.describe().encode("utf-8") + b"\0"
-                      + repr(expected).encode("ascii") + b"\0")
-    return digest.digest()
