@@ -444,10 +444,7 @@ def default_registry(*, plugins: Iterable[str] = ()) -> Registry:
     return _default
 
 
-def reset_default_registry(*, only_with_plugins: bool = False) -> None:
-    """Forget the process-wide registry (tests use this); ``only_with_plugins``: only if a
-    ``--plugin`` was loaded into it (whose adapters would join every later run)."""
+def reset_default_registry() -> None:
+    """Forget the process-wide registry (tests use this)."""
     global _default
-    if only_with_plugins and (_default is None or not _default._plugin_provenance):
-        return
     _default = None

@@ -14,6 +14,7 @@ def _plugins_stay_in_their_test() -> Iterator[None]:
     test's ``--impl tiktoken:cl100k_base`` then ran a leaked ``slow:`` adapter too (it failed
     a coverage minimum in CI, only in suite order). Forget such a registry after the test."""
     yield
-    from harness.registry import reset_default_registry
+    from harness.registry import default_registry, reset_default_registry
 
-    reset_default_registry(only_with_plugins=True)
+    if default_registry().plugin_names():
+        reset_default_registry()
