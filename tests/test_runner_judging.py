@@ -7,7 +7,6 @@ import pytest
 from harness.cases.model import CHECKS, Case, DocumentedDivergence, Policy
 from harness.registry import AdapterSpec, Registry
 from harness.run.result import RunResult
-from harness.generate.budget import budget_for
 from harness.run.runner import GenerationOptions, Runner
 from harness.run.selection import SelectionError, parse_references, select
 from tests.wrong_adapters import ToyClosed, toy
@@ -169,12 +168,6 @@ def test_generated_runs_are_deterministic_in_the_seed() -> None:
     first = texts()
     assert first == texts()
     assert ("toy:crlf", "id-parity", "\r\n") in first and ("toy:rstrip", "id-parity", " ") in first
-
-
-def test_budgets_halve_for_slow_adapters() -> None:
-    assert budget_for(0.0, max_examples=300, time_budget_s=12) == 300
-    assert budget_for(12 / 100, max_examples=300, time_budget_s=12) == 75
-    assert budget_for(100, max_examples=5, time_budget_s=12) == 5
 
 
 def test_the_share_of_the_pool_is_declared_never_timed() -> None:

@@ -34,9 +34,6 @@ class Limits:
     shrink_seconds: float | None = 60.0
     #: adapter calls the shrinker may make on one finding
     max_shrink_calls: int = 1500
-    #: kept for callers; ignored: an adapter's share of the generated inputs is declared
-    #: (``Capabilities.generated_halvings``), never timed (issue 20)
-    time_budget_s: float = 12.0
 
 
 @dataclass(frozen=True)

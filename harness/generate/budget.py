@@ -4,54 +4,19 @@
 gets, unless it declares a smaller share (:func:`pool_budget`): which inputs run is
 decided by seed, profile, flags and declarations, never by timing, so a loaded machine
 checks the same inputs as an idle one (issue 20; timed budgets gave 163 inputs under
-``--jobs 2`` where ``--jobs 1`` gave 177). :func:`calibrate` and :func:`budget_for`,
-the timed rule, remain for callers that only want an estimate.
+``--jobs 2`` where ``--jobs 1`` gave 177, so the timed rule is gone).
 """
 
 from __future__ import annotations
 
-import time
-
 from typing import TYPE_CHECKING
 
 from harness.calls import Calls
-from harness.checks.base import ORDINARY
 
 if TYPE_CHECKING:
     from harness.generate.pools import Pool
 
-__all__ = ["budget_for", "calibrate", "declared_share", "pool_budget", "share_budget"]
-
-def budget_for(seconds_per_input: float, *, max_examples: int, time_budget_s: float) -> int:
-    """How many generated inputs an adapter gets: the largest halving of ``max_examples``
-    that fits the time budget, never fewer than ``min(10, max_examples)``.
-
-    >>> budget_for(0.0001, max_examples=150, time_budget_s=12)
-    150
-    >>> budget_for(0.2, max_examples=150, time_budget_s=12)
-    37
-    >>> budget_for(5.0, max_examples=150, time_budget_s=12)
-    10
-    """
-    floor = min(10, max_examples)
-    affordable = time_budget_s / max(seconds_per_input, 1e-9)
-    tier = max_examples
-    while tier > floor and tier > affordable:
-        tier //= 2
-    return max(tier, floor)
-
-
-def calibrate(adapter: Calls, pool: list[str], *, max_examples: int, time_budget_s: float) -> int:
-    """Time ``encode`` on up to 8 inputs spread over ``pool``; return the adapter's budget."""
-    sample = pool[:: max(1, len(pool) // 8)][:8]
-    started = time.perf_counter()
-    for text in sample:
-        adapter.reset()
-        adapter.encode(text, ORDINARY)
-    adapter.reset()
-    per_encode = (time.perf_counter() - started) / max(1, len(sample))
-    # the checks of one input cost about a dozen encodes' worth of calls
-    return budget_for(per_encode * 12, max_examples=max_examples, time_budget_s=time_budget_s)
+__all__ = ["declared_share", "pool_budget", "share_budget"]
 
 
 def share_budget(halvings: int, *, max_examples: int) -> int:
@@ -65,15 +30,14 @@ def share_budget(halvings: int, *, max_examples: int) -> int:
     return max(max_examples >> halvings, min(10, max_examples))
 
 
-def pool_budget(adapter: Calls, pool: "Pool", *, max_examples: int, time_budget_s: float | None = None) -> int:
+def pool_budget(adapter: Calls, pool: "Pool", *, max_examples: int) -> int:
     """How many leading inputs of ``pool`` an adapter takes: decided by its declared
     :attr:`~harness.interface.Capabilities.generated_halvings` alone, never by timing,
     so ``--jobs 2`` on a loaded machine checks what ``--jobs 1`` checks on an idle one.
 
     No halving is the whole pool, long pieces included; otherwise the short part
     (atoms, pattern inputs, mixtures), whose full size is ``max_examples`` plus the
-    pattern inputs, halved that many times, and no long pieces. ``time_budget_s`` is
-    ignored (kept for callers).
+    pattern inputs, halved that many times, and no long pieces.
     """
     halvings = adapter.info.capabilities.generated_halvings
     if halvings <= 0:

@@ -67,8 +67,6 @@ class SuiteOptions:
     cache: bool = True
     #: the everyday-text phase (with the generated inputs; ``--tokconf-no-everyday``)
     everyday: bool = True
-    #: seconds of generated checking per adapter before slower adapters get fewer examples
-    time_budget_s: float = 12.0
     #: processes for the pre-pass and the case items (``--tokconf-jobs``)
     jobs: int = 1
     #: ``auto`` (foreign adapters in workers), ``all`` or ``none``; the workers' limits
@@ -98,7 +96,7 @@ class SuiteOptions:
         phases = tuple(p for p in Plan().phases if p not in left_out)
         return Plan(adapters=choice, cases=self.cases, profile=self.profile, long=self.long, phases=phases,
                     long_sizes=self.long_sizes, default_long=self.default_long,
-                    limits=Limits(shrink_seconds=self.shrink_seconds, time_budget_s=self.time_budget_s),
+                    limits=Limits(shrink_seconds=self.shrink_seconds),
                     executor=Executor(jobs=self.jobs), cache=self.cache)
 
 
@@ -205,8 +203,7 @@ class Suite:
     def _pools(self) -> list[Any]:
         if "generated" not in self.plan.phases:
             return []
-        options = GenerationOptions(profile=self.profile, seed=self.plan.seed, max_examples=self.plan.max_examples,
-                                    time_budget_s=self.plan.limits.time_budget_s)
+        options = GenerationOptions(profile=self.profile, seed=self.plan.seed, max_examples=self.plan.max_examples)
         return prepare_pools(self.collector, options)
 
     @cached_property

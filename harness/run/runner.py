@@ -82,8 +82,6 @@ class GenerationOptions:
     profile: str | None = None
     seed: int | None = None
     max_examples: int | None = None
-    #: seconds of checking one adapter may take; slower adapters get fewer examples
-    time_budget_s: float = 12.0
 
 
 class Runner:
