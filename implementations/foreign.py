@@ -27,8 +27,9 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from harness.outcomes import CATEGORIES, native_type_name
-# the guard is an engine service (isolated workers use it too); re-exported for the families
-from harness.worker.network import NetworkBlocked, no_network
+# the guard is an engine service (isolated workers use it too), public through harness.remote;
+# re-exported for the families
+from harness.remote import NetworkBlocked, no_network
 from harness.vocab import VOCAB_FILES, VocabHashMismatch, VocabUnavailable
 
 __all__ = [

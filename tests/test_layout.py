@@ -3,7 +3,8 @@
 The import graph is read from the source (every ``import`` statement, the lazy ones
 inside functions included), so a cycle that only bites on one code path is still found.
 Layers point down only: subpackages form no cycle either, the engine (``harness``) never
-imports an adapter family (``implementations``), and only the front doors
+imports an adapter family (``implementations``), a family imports only the engine's public
+modules (:data:`PUBLIC_MODULES`), and only the front doors
 (``harness.cli``, ``harness.pytest``) see ``argparse`` or ``pytest``.
 """
 
@@ -105,6 +106,23 @@ def _engine_imports_families(modules: dict[str, Path], *, engine: str = "harness
                   for target in _imports_of(name, path, modules) if target.split(".")[0] == families)
 
 
+#: what an adapter family may import from the engine (docs/engine.md, "Layers and registry
+#: hooks"): the contract, the vocabularies and encodings it reads, the fixtures its
+#: arguments resolve through, and harness.remote for workers and environments
+PUBLIC_MODULES = frozenset({
+    "harness", "harness.interface", "harness.outcomes", "harness.registry", "harness.vocab", "harness.atomic",
+    "harness.provenance", "harness.encodings", "harness.encodings.ranks", "harness.cases.fixtures", "harness.remote",
+})
+
+
+def _family_internal_imports(modules: dict[str, Path], *, public: frozenset[str] = PUBLIC_MODULES,
+                             engine: str = "harness", families: str = "implementations") -> list[str]:
+    """Every ``families`` module that imports an ``engine`` module outside ``public``, as ``a -> b``."""
+    return sorted(f"{name} -> {target}" for name, path in modules.items() if name.split(".")[0] == families
+                  for target in _imports_of(name, path, modules)
+                  if target.split(".")[0] == engine and target not in public)
+
+
 #: the only rooms that may see how a run was asked for
 FRONT_DOORS = ("harness.cli", "harness.pytest")
 FRONT_DOOR_LIBRARIES = frozenset({"argparse", "pytest", "_pytest"})
@@ -162,6 +180,26 @@ def test_a_planted_family_import_is_found(tmp_path: Path) -> None:
                                 "harness.run.bad": "def f():\n    from implementations.fam import x\n",
                                 "implementations.fam": "from harness.run import fine\n"})
     assert _engine_imports_families(modules) == ["harness.run.bad -> implementations.fam"]
+
+
+def test_families_use_only_the_public_modules() -> None:
+    modules = _modules()
+    used = {t for n, p in modules.items() if n.startswith("implementations.") for t in _imports_of(n, p, modules)}
+    assert {"harness.remote", "harness.registry"} <= used  # the families' imports were really read
+    found = _family_internal_imports(modules)
+    assert found == [], ("implementations import engine internals (use a public module, or make one "
+                         "public in docs/engine.md):\n" + "\n".join(found))
+
+
+def test_a_planted_internal_import_in_a_family_is_found(tmp_path: Path) -> None:
+    modules = _plant(tmp_path, {"harness": None, "harness.interface": "", "harness.worker": None,
+                                "harness.worker.node": "", "harness.remote": None, "implementations": None,
+                                "implementations.fine": "from harness.interface import Adapter\nimport harness\n",
+                                "implementations.door": "from harness.remote import NodeExecutor\n",
+                                "implementations.bad": "def f():\n    from harness.worker.node import NodeExecutor\n",
+                                "harness.worker.own": "from harness.worker import node\n"})
+    assert _family_internal_imports(modules, public=frozenset({"harness", "harness.interface", "harness.remote"})) \
+        == ["implementations.bad -> harness.worker.node"]
 
 
 def test_only_the_front_doors_see_argparse_or_pytest() -> None:

@@ -190,7 +190,7 @@ def test_tiktoken_0_3_2_is_called_with_the_sets_its_documentation_shows(tmp_path
              "seed_tiktoken_cache('cl100k_base')\n"
              "out = dict(attributes(tiktoken.get_encoding('cl100k_base'), classify=lambda op, e: None, release='0.3.2'))\n"
              "print(json.dumps(out['encode[allowed_special=frozenset()]'].native_type))\n")
-    from harness.envs.family import verified_vocab_dir
+    from harness.envs.handoff import verified_vocab_dir
 
     ran = subprocess.run([made["python"], "-c", probe], capture_output=True, text=True, cwd=REPO,
                          env={**env, "PYTHONPATH": str(REPO), "TOKCONF_VOCAB_DIR": str(verified_vocab_dir())})

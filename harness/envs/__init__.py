@@ -11,7 +11,11 @@ interpreter.
 - :mod:`harness.envs.store`: what an environment is (``env.json``), where it lives;
 - :mod:`harness.envs.create`: making one (``uv`` when installed, else ``venv`` + ``pip``);
 - :mod:`harness.envs.probe`: run *inside* an environment, says which adapters it has;
-- :mod:`harness.envs.family`: its adapters in this process's registry, and their workers.
+- :mod:`harness.envs.handoff`: what a worker there is handed, and which specs are its adapters.
+
+Its adapters in this process's registry, and their workers, are an adapter family like
+any other (:mod:`implementations.environments`, entry point ``envs``), which uses the
+public interface only (:mod:`harness.remote`).
 
 How tokconf's own code gets into the environment: it is not installed there. The worker
 is started with tokconf's source folder first on ``PYTHONPATH`` (as every worker is), so

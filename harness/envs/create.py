@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from harness.envs.family import own_entry_points, verified_vocab_dir
+from harness.envs.handoff import own_entry_points, verified_vocab_dir
 from harness.envs.probe import normalise
 from harness.envs.store import (
     MANIFEST,

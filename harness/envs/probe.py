@@ -18,8 +18,9 @@ import re
 from types import SimpleNamespace
 import sys
 
-#: what the registry's provider text of environments' own family ends with
-ENVS_PROVIDER_TAIL = "harness.envs.family:family"
+#: what the registry's provider text of the environment family ends with: its entry point's
+#: value in pyproject.toml (a name the engine compares, never imports)
+ENVS_PROVIDER_TAIL = "implementations.environments:family"
 
 
 def normalise(name: str) -> str:

@@ -46,7 +46,7 @@ class InputOptions:
 def build_adapters(registry: Registry, names: Sequence[str], *, isolation: Any = None) -> Selected:
     """The adapters to record: the named ones (each must run), or every available one that
     is not another environment's (those are asked for by name)."""
-    from harness.envs.family import is_env_spec
+    from harness.envs.handoff import is_env_spec
 
     selected = Selected(registry, isolation=isolation)
     wanted = list(names) or [s.name for s in registry.specs() if not is_env_spec(s)]

@@ -120,22 +120,13 @@ class Selected:
     def _build(self, spec: AdapterSpec) -> tuple[Calls, str | None, str | None]:
         """The adapter's calls, its library version, and how it is isolated (None: in process)."""
         isolation = self.isolation
-        from harness.envs.family import env_executor, is_env_spec
-
         if spec.executor is not None:
-            # an adapter that only runs in a worker of its own (JavaScript, in Node)
+            # an adapter that only runs in a worker of its own (another environment's, in
+            # that environment's interpreter; JavaScript, in Node)
             reason = spec.unavailable_reason()
             if reason is not None:
                 raise AdapterUnavailable(reason)
             executor = spec.executor(isolation)
-            network = executor.network.detail if executor.network else "unknown"
-            return Calls(executor), executor.version, f"worker process ({executor.info.provider}); network: {network}"
-        if is_env_spec(spec):
-            # another environment's adapter: always its own worker (with the run's limits)
-            reason = spec.unavailable_reason()
-            if reason is not None:
-                raise AdapterUnavailable(reason)
-            executor = env_executor(spec.name, isolation)
             network = executor.network.detail if executor.network else "unknown"
             return Calls(executor), executor.version, f"worker process ({executor.info.provider}); network: {network}"
         if isolation is None or not isolation.isolates(spec.name, spec.provider):
@@ -242,7 +233,7 @@ def select(
     selected.preferred = list(case_references)
     wanted_encodings = set(encodings)
     impls = list(impls)
-    from harness.envs.family import is_env_spec
+    from harness.envs.handoff import is_env_spec
 
     # another environment's adapters join when asked for by name: a default run tests this
     # environment, and an old release's known bugs must not fail it

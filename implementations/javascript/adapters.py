@@ -4,28 +4,32 @@
 project and records, in its manifest, the adapters the Node worker found there
 (``js-tiktoken@1.0.21:cl100k_base``, ...). This family registers them. They are other
 tokenizers, not other releases of this environment's libraries, so unlike a Python
-environment's adapters (:mod:`harness.envs.family`, which join a run by name) they take
+environment's adapters (:mod:`implementations.environments`, which join a run by name) they take
 part in every run, beside tiktoken and ``hf:``: the conformance suite included.
 
-Each one always runs in a Node worker of its own (:class:`harness.worker.node.NodeExecutor`,
+Each one always runs in a Node worker of its own (:class:`harness.remote.NodeExecutor`,
 started through the spec's ``executor`` with the run's limits), and is unavailable, with
-the reason, when Node.js is missing or the project lost its ``node_modules``.
+the reason, when Node.js is missing or the project lost its ``node_modules``. Only the
+public interface is used (:mod:`harness.remote` for workers and environments).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from harness.envs.store import EnvAdapter, Environment, load_all
 from harness.registry import AdapterSpec, AdapterUnavailable, Family
+from harness.remote import EnvAdapter, Environment, load_all
+
+if TYPE_CHECKING:  # imported when a worker is started: registering the family stays cheap
+    from harness.remote import Isolation, NodeExecutor, RemoteAdapter
 
 __all__ = ["family", "node_executor"]
 
 
 def _problem(env: Environment) -> str | None:
-    from harness.worker.node import node_unavailable_reason
+    from harness.remote import node_unavailable_reason
 
     reason = node_unavailable_reason()
     if reason is not None:
@@ -36,10 +40,9 @@ def _problem(env: Environment) -> str | None:
     return None
 
 
-def node_executor(env: Environment, adapter: EnvAdapter, isolation: Any = None) -> Any:
+def node_executor(env: Environment, adapter: EnvAdapter, isolation: Isolation | None = None) -> NodeExecutor:
     """A Node worker running ``adapter`` of Node environment ``env``, with the run's limits."""
-    from harness.worker.node import NodeExecutor, NodeSetup
-    from harness.worker.setup import Isolation
+    from harness.remote import Isolation, NodeExecutor, NodeSetup
     from implementations.javascript import module_paths
 
     problem = adapter.reason or _problem(env)
@@ -56,10 +59,10 @@ def node_executor(env: Environment, adapter: EnvAdapter, isolation: Any = None) 
     return worker
 
 
-def _remote(env: Environment, adapter: EnvAdapter) -> Any:
-    from harness.envs.family import RemoteAdapter
+def _remote(env: Environment, adapter: EnvAdapter) -> RemoteAdapter:
+    from harness.remote import RemoteAdapter
 
-    return RemoteAdapter(adapter.name, executor=node_executor(env, adapter))
+    return RemoteAdapter(node_executor(env, adapter))
 
 
 def family() -> Family:
