@@ -36,8 +36,11 @@ def _problem(env: Environment) -> str | None:
     return None
 
 
-def node_executor(env: Environment, adapter: EnvAdapter, isolation: Any = None) -> Any:
-    """A Node worker running ``adapter`` of Node environment ``env``, with the run's limits."""
+def node_executor(env: Environment, adapter: EnvAdapter, isolation: Any = None, *,
+                  encoding: dict[str, Any] | None = None) -> Any:
+    """A Node worker running ``adapter`` of Node environment ``env``, with the run's limits;
+    ``encoding`` is the ranks, pattern and special tokens of a port built over an encoding
+    file (:mod:`implementations.javascript.ranks`), ``None`` for a bundled one."""
     from harness.worker.node import NodeExecutor, NodeSetup
     from harness.worker.setup import Isolation
     from implementations.javascript import module_paths
@@ -46,7 +49,8 @@ def node_executor(env: Environment, adapter: EnvAdapter, isolation: Any = None) 
     if problem is not None:
         raise AdapterUnavailable(problem)
     base = isolation if isolation is not None else Isolation()
-    worker = NodeExecutor(adapter.inner, base, NodeSetup(project=env.folder, modules=module_paths()))
+    worker = NodeExecutor(adapter.inner, base, NodeSetup(project=env.folder, modules=module_paths(),
+                                                                 encoding=encoding))
     if worker.version != adapter.version:
         worker.close()
         raise AdapterUnavailable(f"environment {env.name} now has {adapter.library} {worker.version}, not "
@@ -72,7 +76,10 @@ def family() -> Family:
 
 
 def _specs() -> list[AdapterSpec]:
-    """Every Node environment's adapters (the first environment to provide a name keeps it)."""
+    """Every Node environment's adapters (the first environment to provide a name keeps it):
+    those its manifest records, then its ports over the encoding files' ranks."""
+    from implementations.javascript.ranks import ranks_specs
+
     specs: dict[str, AdapterSpec] = {}
     for env in load_all():
         if env.runtime != "node":
@@ -88,4 +95,6 @@ def _specs() -> list[AdapterSpec]:
                 language="JavaScript",
                 executor=lambda isolation, e=env, a=adapter: node_executor(e, a, isolation),
             )
+        for spec in ranks_specs(env, _problem):
+            specs.setdefault(spec.name, spec)
     return list(specs.values())

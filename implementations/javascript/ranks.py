@@ -1,0 +1,114 @@
+"""JavaScript ports over an open-weight encoding's ranks (issue 23: "the JavaScript ports
+where they accept custom ranks").
+
+The npm packages bundle only OpenAI's rank tables, and ``tokconf env add npm:...``
+records those. Two of them also take a caller's ranks through their public API:
+
+- ``js-tiktoken``: ``new Tiktoken({bpe_ranks, special_tokens, pat_str})`` from
+  ``js-tiktoken/lite`` (js-tiktoken 1.0.21, ``dist/lite.d.ts``, ``TiktokenBPE``);
+- ``tiktoken`` (WASM): ``new Tiktoken(bpe_ranks, special_tokens, pat_str)`` from
+  ``tiktoken/lite`` (tiktoken 1.0.22, ``lite/tiktoken.d.ts``; its README passes a
+  ``.tiktoken`` file's text as ``bpe_ranks``).
+
+So every Node environment that has one of them gets, for each encoding tokconf reads
+from a file (not the GPT ones, which the packages bundle), an adapter
+``js-tiktoken@1.0.21:llama3`` in that encoding's group, compared with the vendor's
+reference like the Python ports of :mod:`implementations.openweight.ports`. The worker
+receives, in its setup, the encoding's pattern and special tokens and a ``.tiktoken``
+file with its SHA-256 (:class:`harness.worker.node.NodeSetup` ``encoding``): the
+verified file itself when the encoding uses it as is, else (Tekken's JSON, its ID
+offset and cut) one written here from the verified table. Node checks the SHA-256 again
+before it reads a rank, and the adapter module builds the package's own format from it.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from pathlib import Path
+from typing import Any
+
+from harness.atomic import write_atomic
+from harness.encodings import EncodingSpec, encoding_specs
+from harness.encodings.ranks import encoding_ranks, rank_file_bytes, rank_file_path, ranks_unavailable_reason
+from harness.envs.store import EnvAdapter, Environment
+from harness.registry import AdapterSpec
+from harness.vocab import cache_dir
+
+__all__ = ["RANKS_PACKAGES", "encoding_payload", "ranks_specs", "tiktoken_file"]
+
+#: npm package whose public API accepts custom ranks -> adapter kind (gpt-tokenizer's
+#: GptEncoding takes its own merge-table format through internal modules only: left out)
+RANKS_PACKAGES: dict[str, str] = {"js-tiktoken": "js-tiktoken", "tiktoken": "tiktoken-wasm"}
+
+
+def tiktoken_file(spec: EncodingSpec) -> tuple[Path, str]:
+    """A ``.tiktoken`` file (``base64 ID`` lines) of ``spec``'s ordinary tokens, and its SHA-256.
+
+    The encoding's own file when its IDs are its ranks (verified by its pinned hash);
+    otherwise one written under tokconf's cache from the verified table, named by its
+    content's hash, so a stale or altered copy is never taken for it.
+    """
+    source = spec.vocabulary
+    path = rank_file_path(source)
+    if source.format == "tiktoken" and source.id_offset == 0 and source.ordinary_tokens is None and path is not None:
+        rank_file_bytes(spec)  # raises unless the file on disk is the pinned one
+        return path, source.sha256
+    table = sorted(encoding_ranks(spec).items(), key=lambda item: item[1])
+    text = "".join(f"{base64.b64encode(token).decode('ascii')} {rank}\n" for token, rank in table).encode("ascii")
+    digest = hashlib.sha256(text).hexdigest()
+    written = cache_dir() / "js-ranks" / f"{spec.name}-{digest[:20]}.tiktoken"
+    if not (written.is_file() and hashlib.sha256(written.read_bytes()).hexdigest() == digest):
+        write_atomic(written, text)
+    return written, digest
+
+
+def encoding_payload(spec: EncodingSpec) -> dict[str, Any]:
+    """What the Node adapter module builds the port from (``ctx.encoding`` in the worker)."""
+    path, digest = tiktoken_file(spec)
+    return {"name": spec.name, "ranks_file": str(path), "sha256": digest, "pattern": spec.pattern,
+            "special_tokens": sorted(spec.special_tokens.items(), key=lambda item: item[1])}
+
+
+def _executor(env: Environment, adapter: EnvAdapter, spec: EncodingSpec, isolation: Any = None) -> Any:
+    from implementations.javascript.adapters import node_executor
+
+    return node_executor(env, adapter, isolation, encoding=encoding_payload(spec))
+
+
+def _remote(env: Environment, adapter: EnvAdapter, spec: EncodingSpec) -> Any:
+    from harness.envs.family import RemoteAdapter
+
+    return RemoteAdapter(adapter.name, executor=_executor(env, adapter, spec))
+
+
+def ranks_specs(env: Environment, problem: Any) -> list[AdapterSpec]:
+    """One adapter per (package of ``env`` that accepts ranks, encoding read from a file).
+
+    ``problem(env)`` says why the environment's adapters cannot run (no Node, no
+    ``node_modules``). A port whose package cannot compile the encoding's pattern (a
+    JavaScript RegExp has no ``(?i:...)`` before V8 12.5) is unavailable when built, with
+    the RegExp error as the reason.
+    """
+    installed = dict(env.packages)
+    specs = []
+    for package, kind in RANKS_PACKAGES.items():
+        version = installed.get(package)
+        if version is None:
+            continue
+        for name, spec in encoding_specs().items():
+            if spec.vocabulary.pinned is not None:
+                continue
+            adapter = EnvAdapter(name=f"{kind}@{version}:{name}", inner=f"{kind}:{name}", encoding=name,
+                                 library=f"npm:{package}", version=version)
+            specs.append(AdapterSpec(
+                name=adapter.name, encoding=name, library=adapter.library, version=version,
+                factory=lambda e=env, a=adapter, s=spec: _remote(e, a, s),
+                description=f"{adapter.inner} from npm in Node environment {env.name}, over the {name} "
+                            "encoding file's ranks, pattern and special tokens",
+                check=lambda e=env, s=spec: problem(e) or ranks_unavailable_reason(s),
+                language="JavaScript",
+                executor=lambda isolation, e=env, a=adapter, s=spec: _executor(e, a, s, isolation),
+            ))
+    return specs
+
