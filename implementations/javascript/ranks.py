@@ -26,7 +26,7 @@ from __future__ import annotations
 import base64
 import hashlib
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from harness.atomic import write_atomic
 from harness.encodings import EncodingSpec, encoding_specs
@@ -35,7 +35,7 @@ from harness.envs.store import EnvAdapter, Environment
 from harness.registry import AdapterSpec
 from harness.vocab import cache_dir
 
-__all__ = ["RANKS_PACKAGES", "encoding_payload", "ranks_specs", "tiktoken_file"]
+__all__ = ["RANKS_PACKAGES", "encoding_payload", "port_spec", "ranks_specs", "tiktoken_file"]
 
 #: npm package whose public API accepts custom ranks -> adapter kind (gpt-tokenizer's
 #: GptEncoding takes its own merge-table format through internal modules only: left out)
@@ -82,33 +82,33 @@ def _remote(env: Environment, adapter: EnvAdapter, spec: EncodingSpec) -> Any:
     return RemoteAdapter(adapter.name, executor=_executor(env, adapter, spec))
 
 
-def ranks_specs(env: Environment, problem: Any) -> list[AdapterSpec]:
+def port_spec(env: Environment, package: str, spec: EncodingSpec, problem: Callable[[Environment], str | None], *,
+              name: str | None = None) -> AdapterSpec:
+    """The adapter of npm ``package`` (installed in ``env``) over ``spec``'s ranks, named
+    ``KIND@VERSION:ENCODING`` unless ``name`` is given (a test's planted fault)."""
+    kind, version = RANKS_PACKAGES[package], dict(env.packages)[package]
+    adapter = EnvAdapter(name=name or f"{kind}@{version}:{spec.name}", inner=f"{kind}:{spec.name}",
+                         encoding=spec.name, library=f"npm:{package}", version=version)
+    return AdapterSpec(
+        name=adapter.name, encoding=spec.name, library=adapter.library, version=version,
+        factory=lambda: _remote(env, adapter, spec),
+        description=f"{adapter.inner} from npm in Node environment {env.name}, over the {spec.name} "
+                    "encoding file's ranks, pattern and special tokens",
+        check=lambda: problem(env) or ranks_unavailable_reason(spec),
+        language="JavaScript",
+        executor=lambda isolation: _executor(env, adapter, spec, isolation),
+    )
+
+
+def ranks_specs(env: Environment, problem: Callable[[Environment], str | None]) -> list[AdapterSpec]:
     """One adapter per (package of ``env`` that accepts ranks, encoding read from a file).
 
     ``problem(env)`` says why the environment's adapters cannot run (no Node, no
     ``node_modules``). A port whose package cannot compile the encoding's pattern (a
-    JavaScript RegExp has no ``(?i:...)`` before V8 12.5) is unavailable when built, with
+    RegExp of Node 20 has no inline ``(?i:...)`` group) is unavailable when built, with
     the RegExp error as the reason.
     """
     installed = dict(env.packages)
-    specs = []
-    for package, kind in RANKS_PACKAGES.items():
-        version = installed.get(package)
-        if version is None:
-            continue
-        for name, spec in encoding_specs().items():
-            if spec.vocabulary.pinned is not None:
-                continue
-            adapter = EnvAdapter(name=f"{kind}@{version}:{name}", inner=f"{kind}:{name}", encoding=name,
-                                 library=f"npm:{package}", version=version)
-            specs.append(AdapterSpec(
-                name=adapter.name, encoding=name, library=adapter.library, version=version,
-                factory=lambda e=env, a=adapter, s=spec: _remote(e, a, s),
-                description=f"{adapter.inner} from npm in Node environment {env.name}, over the {name} "
-                            "encoding file's ranks, pattern and special tokens",
-                check=lambda e=env, s=spec: problem(e) or ranks_unavailable_reason(s),
-                language="JavaScript",
-                executor=lambda isolation, e=env, a=adapter, s=spec: _executor(e, a, s, isolation),
-            ))
-    return specs
-
+    return [port_spec(env, package, spec, problem)
+            for package in RANKS_PACKAGES if package in installed
+            for spec in encoding_specs().values() if spec.vocabulary.pinned is None]
