@@ -15,7 +15,7 @@ from dataclasses import replace
 from harness.encodings import encoding_spec
 from harness.envs.store import load_all
 from harness.registry import AdapterSpec, RegistryError
-from implementations.javascript.adapters import _problem
+from implementations.javascript.adapters import _problem, node_executor
 from implementations.javascript.ranks import port_spec
 
 NAME = "planted-wasm:llama3"
@@ -27,4 +27,4 @@ def wrong_pattern() -> AdapterSpec:
     if spec is None or env is None:
         raise RegistryError("planted-wasm:llama3 needs the llama3 encoding and a Node environment with npm tiktoken")
     planted = replace(spec, pattern=spec.pattern.replace(r"\p{N}{1,3}", r"\p{N}+"))
-    return port_spec(env, "tiktoken", planted, _problem, name=NAME)
+    return port_spec(env, "tiktoken", planted, _problem, node_executor, name=NAME)

@@ -95,6 +95,6 @@ def _specs() -> list[AdapterSpec]:
                 language="JavaScript",
                 executor=lambda isolation, e=env, a=adapter: node_executor(e, a, isolation),
             )
-        for spec in ranks_specs(env, _problem):
+        for spec in ranks_specs(env, _problem, node_executor):
             specs.setdefault(spec.name, spec)
     return list(specs.values())

@@ -70,37 +70,39 @@ def encoding_payload(spec: EncodingSpec) -> dict[str, Any]:
             "special_tokens": sorted(spec.special_tokens.items(), key=lambda item: item[1])}
 
 
-def _executor(env: Environment, adapter: EnvAdapter, spec: EncodingSpec, isolation: Any = None) -> Any:
-    from implementations.javascript.adapters import node_executor
-
-    return node_executor(env, adapter, isolation, encoding=encoding_payload(spec))
-
-
-def _remote(env: Environment, adapter: EnvAdapter, spec: EncodingSpec) -> Any:
+def _remote(name: str, executor: Any) -> Any:
     from harness.envs.family import RemoteAdapter
 
-    return RemoteAdapter(adapter.name, executor=_executor(env, adapter, spec))
+    return RemoteAdapter(name, executor=executor)
 
 
-def port_spec(env: Environment, package: str, spec: EncodingSpec, problem: Callable[[Environment], str | None], *,
-              name: str | None = None) -> AdapterSpec:
+def port_spec(env: Environment, package: str, spec: EncodingSpec, problem: Callable[[Environment], str | None],
+              executor: Callable[..., Any], *, name: str | None = None) -> AdapterSpec:
     """The adapter of npm ``package`` (installed in ``env``) over ``spec``'s ranks, named
-    ``KIND@VERSION:ENCODING`` unless ``name`` is given (a test's planted fault)."""
+    ``KIND@VERSION:ENCODING`` unless ``name`` is given (a test's planted fault).
+
+    ``problem`` and ``executor`` are :mod:`implementations.javascript.adapters`' own
+    (``executor(env, adapter, isolation, encoding=...)`` starts the Node worker), passed
+    in so the two modules do not import each other."""
+    def start(isolation: Any = None) -> Any:
+        return executor(env, adapter, isolation, encoding=encoding_payload(spec))
+
     kind, version = RANKS_PACKAGES[package], dict(env.packages)[package]
     adapter = EnvAdapter(name=name or f"{kind}@{version}:{spec.name}", inner=f"{kind}:{spec.name}",
                          encoding=spec.name, library=f"npm:{package}", version=version)
     return AdapterSpec(
         name=adapter.name, encoding=spec.name, library=adapter.library, version=version,
-        factory=lambda: _remote(env, adapter, spec),
+        factory=lambda: _remote(adapter.name, start()),
         description=f"{adapter.inner} from npm in Node environment {env.name}, over the {spec.name} "
                     "encoding file's ranks, pattern and special tokens",
         check=lambda: problem(env) or ranks_unavailable_reason(spec),
         language="JavaScript",
-        executor=lambda isolation: _executor(env, adapter, spec, isolation),
+        executor=start,
     )
 
 
-def ranks_specs(env: Environment, problem: Callable[[Environment], str | None]) -> list[AdapterSpec]:
+def ranks_specs(env: Environment, problem: Callable[[Environment], str | None],
+                executor: Callable[..., Any]) -> list[AdapterSpec]:
     """One adapter per (package of ``env`` that accepts ranks, encoding read from a file).
 
     ``problem(env)`` says why the environment's adapters cannot run (no Node, no
@@ -109,6 +111,6 @@ def ranks_specs(env: Environment, problem: Callable[[Environment], str | None]) 
     the RegExp error as the reason.
     """
     installed = dict(env.packages)
-    return [port_spec(env, package, spec, problem)
+    return [port_spec(env, package, spec, problem, executor)
             for package in RANKS_PACKAGES if package in installed
             for spec in encoding_specs().values() if spec.vocabulary.pinned is None]
