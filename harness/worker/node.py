@@ -100,9 +100,13 @@ class NodeSetup:
     #: Node's heap limit in MB (``--max-old-space-size``); None = Node's default
     heap_mb: int | None = None
     node_options: tuple[str, ...] = field(default=())
+    #: a port over an encoding file's ranks: {name, ranks_file, sha256, pattern,
+    #: special_tokens} (:mod:`implementations.javascript.ranks`); the adapter module
+    #: reads it as ``ctx.encoding``. None: the package's bundled encoding
+    encoding: dict[str, Any] | None = field(default=None, compare=False)
 
     def to_json(self) -> dict[str, Any]:
-        return {"node": {"project": self.project, "modules": dict(self.modules)}}
+        return {"node": {"project": self.project, "modules": dict(self.modules), "encoding": self.encoding}}
 
 
 class NodeExecutor(WorkerExecutor):

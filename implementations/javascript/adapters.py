@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from harness.registry import AdapterSpec, AdapterUnavailable, Family
 from harness.remote import EnvAdapter, Environment, load_all
@@ -40,8 +40,11 @@ def _problem(env: Environment) -> str | None:
     return None
 
 
-def node_executor(env: Environment, adapter: EnvAdapter, isolation: Isolation | None = None) -> NodeExecutor:
-    """A Node worker running ``adapter`` of Node environment ``env``, with the run's limits."""
+def node_executor(env: Environment, adapter: EnvAdapter, isolation: Isolation | None = None, *,
+                  encoding: dict[str, Any] | None = None) -> NodeExecutor:
+    """A Node worker running ``adapter`` of Node environment ``env``, with the run's limits;
+    ``encoding`` is the ranks, pattern and special tokens of a port built over an encoding
+    file (:mod:`implementations.javascript.ranks`), ``None`` for a bundled one."""
     from harness.remote import Isolation, NodeExecutor, NodeSetup
     from implementations.javascript import module_paths
 
@@ -49,7 +52,8 @@ def node_executor(env: Environment, adapter: EnvAdapter, isolation: Isolation | 
     if problem is not None:
         raise AdapterUnavailable(problem)
     base = isolation if isolation is not None else Isolation()
-    worker = NodeExecutor(adapter.inner, base, NodeSetup(project=env.folder, modules=module_paths()))
+    worker = NodeExecutor(adapter.inner, base, NodeSetup(project=env.folder, modules=module_paths(),
+                                                         encoding=encoding))
     if worker.version != adapter.version:
         worker.close()
         raise AdapterUnavailable(f"environment {env.name} now has {adapter.library} {worker.version}, not "
@@ -75,7 +79,10 @@ def family() -> Family:
 
 
 def _specs() -> list[AdapterSpec]:
-    """Every Node environment's adapters (the first environment to provide a name keeps it)."""
+    """Every Node environment's adapters (the first environment to provide a name keeps it):
+    those its manifest records, then its ports over the encoding files' ranks."""
+    from implementations.javascript.ranks import ranks_specs
+
     specs: dict[str, AdapterSpec] = {}
     for env in load_all():
         if env.runtime != "node":
@@ -91,4 +98,6 @@ def _specs() -> list[AdapterSpec]:
                 language="JavaScript",
                 executor=lambda isolation, e=env, a=adapter: node_executor(e, a, isolation),
             )
+        for spec in ranks_specs(env, _problem, node_executor):
+            specs.setdefault(spec.name, spec)
     return list(specs.values())

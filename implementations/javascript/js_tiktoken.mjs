@@ -1,5 +1,6 @@
 // js-tiktoken: the pure-JavaScript port of tiktoken (npm "js-tiktoken"), used as its
-// README shows: getEncoding(name) from the package's main entry.
+// README shows: getEncoding(name) from the package's main entry for a bundled encoding,
+// new Tiktoken({bpe_ranks, ...}) from "js-tiktoken/lite" over an encoding file's ranks.
 //
 // Its API is encode(text, allowedSpecial, disallowedSpecial) and decode(tokens) -> string.
 // The policy arguments are tiktoken's, spelled the same way (an array of literals or
@@ -12,6 +13,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { idList, idSpace, jsString, snippet, vocabularyInfo } from "./common.mjs";
+import { compiledPattern, jsTiktokenRanks, specialTokens, verifiedRanks } from "./ranks.mjs";
 
 export const library = "js-tiktoken";
 
@@ -30,16 +32,35 @@ function policyText(policy) {
   return `${part(policy.allowed)}, ${part(policy.disallowed)}`;
 }
 
+/** The package's bundled encoding, or (ctx.encoding) one built from an encoding file's
+ * ranks through its public constructor: `new Tiktoken({bpe_ranks, special_tokens,
+ * pat_str})` from "js-tiktoken/lite" (js-tiktoken 1.0.21, dist/lite.d.ts TiktokenBPE). */
+async function encoder(ctx, encoding) {
+  if (!ctx.encoding) {
+    const { getEncoding } = await ctx.load("js-tiktoken");
+    return { enc: getEncoding(encoding), vocabulary: (enc) => vocabularyInfo(ctx, encoding, enc.textMap.entries()),
+      importLine: `import { getEncoding } from "js-tiktoken"; // npm install js-tiktoken@${ctx.version}`,
+      call: `getEncoding(${JSON.stringify(encoding)})` };
+  }
+  // its encode compiles patStr with flags "ug" on every call: fail here, once, instead
+  compiledPattern(ctx, library, "ug");
+  const { Tiktoken } = await ctx.load("js-tiktoken/lite");
+  const { entries } = verifiedRanks(ctx);
+  const enc = new Tiktoken({ bpe_ranks: jsTiktokenRanks(entries), special_tokens: specialTokens(ctx), pat_str: ctx.encoding.pattern });
+  const file = ctx.encoding.ranks_file.split("/").pop();
+  return { enc, vocabulary: () => [[file, ctx.encoding.sha256]],
+    importLine: `import { Tiktoken } from "js-tiktoken/lite"; // npm install js-tiktoken@${ctx.version}; ` +
+      `bpe_ranks: "! FIRST_RANK base64..." lines of ${file}`,
+    call: `new Tiktoken({ bpe_ranks, special_tokens, pat_str: ${jsString(ctx.encoding.pattern)} })` };
+}
+
 export async function build(ctx, encoding) {
-  const { getEncoding } = await ctx.load("js-tiktoken");
-  const enc = getEncoding(encoding);
+  const { enc, vocabulary, importLine, call } = await encoder(ctx, encoding);
   const specials = Object.entries(enc.specialTokens);
   const textMap = enc.textMap; // rank -> bytes, what decode joins
   const inverse = enc.inverseSpecialTokens;
   const pattern = new RegExp(enc.patStr, "ug");
   const bytesOf = (id) => textMap.get(id) ?? inverse[id];
-  const importLine = `import { getEncoding } from "js-tiktoken"; // npm install js-tiktoken@${ctx.version}`;
-  const call = `getEncoding(${JSON.stringify(encoding)})`;
   return {
     info: {
       encoding: idSpace(encoding),
@@ -56,7 +77,7 @@ export async function build(ctx, encoding) {
           "pretokenize runs its own pattern (patStr) with the JavaScript RegExp engine, flags 'ug', as encode does",
         ],
       },
-      vocabulary: vocabularyInfo(ctx, encoding, textMap.entries()),
+      vocabulary: vocabulary(enc),
     },
     encode(text, policy) {
       return enc.encode(text, ...policyArgs(policy));

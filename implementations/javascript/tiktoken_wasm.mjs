@@ -1,5 +1,7 @@
 // tiktoken on npm ("tiktoken"): tiktoken's Rust core compiled to WebAssembly, used as its
-// README shows: get_encoding(name) from the package's main entry.
+// README shows: get_encoding(name) from the package's main entry for a bundled encoding,
+// new Tiktoken(ranks text, special_tokens, pat_str) from "tiktoken/lite" over an
+// encoding file's ranks.
 //
 // Its API is tiktoken's, spelled the same way: encode(text, allowed_special,
 // disallowed_special) with an array of literals or "all" (defaults [] and "all"),
@@ -17,6 +19,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { Surface, idList, idSpace, jsString, policies, snippet, vocabularyInfo } from "./common.mjs";
+import { specialTokens, verifiedRanks } from "./ranks.mjs";
 
 export const library = "tiktoken";
 
@@ -56,15 +59,31 @@ function policyText(allowed, disallowed) {
   return `${part(allowed)}, ${part(disallowed)}`;
 }
 
+/** The package's bundled encoding, or (ctx.encoding) one built from an encoding file's
+ * ranks through its public constructor, as its README's custom-ranks example does:
+ * `new Tiktoken(readFileSync("x.tiktoken").toString("utf-8"), special_tokens, pat_str)`
+ * from "tiktoken/lite" (tiktoken 1.0.22, lite/tiktoken.d.ts). Its pattern is compiled by
+ * the Rust regex inside WASM, so the Python pattern is passed unchanged. */
+async function encoder(ctx, encoding) {
+  if (!ctx.encoding) {
+    const { get_encoding } = await ctx.load("tiktoken");
+    const bundled = JSON.parse(fs.readFileSync(path.join(ctx.packageDir, "encoders", `${encoding}.json`), "utf8"));
+    return { enc: get_encoding(encoding), specials: Object.entries(bundled.special_tokens || {}),
+      importLine: `import { get_encoding } from "tiktoken"; // npm install tiktoken@${ctx.version} (WASM)`,
+      call: `get_encoding(${JSON.stringify(encoding)})` };
+  }
+  const { Tiktoken } = await ctx.load("tiktoken/lite");
+  const { text } = verifiedRanks(ctx);
+  const file = ctx.encoding.ranks_file.split("/").pop();
+  return { enc: new Tiktoken(text, specialTokens(ctx), ctx.encoding.pattern), specials: ctx.encoding.special_tokens,
+    importLine: `import { Tiktoken } from "tiktoken/lite"; import { readFileSync } from "node:fs"; // npm install tiktoken@${ctx.version} (WASM)`,
+    call: `new Tiktoken(readFileSync(${jsString(file)}, "utf-8"), special_tokens, ${jsString(ctx.encoding.pattern)})` };
+}
+
 export async function build(ctx, encoding) {
-  const { get_encoding } = await ctx.load("tiktoken");
-  const enc = get_encoding(encoding);
-  const bundled = JSON.parse(fs.readFileSync(path.join(ctx.packageDir, "encoders", `${encoding}.json`), "utf8"));
-  const specials = Object.entries(bundled.special_tokens || {});
+  const { enc, specials, importLine, call } = await encoder(ctx, encoding);
   const literals = specials.map(([s]) => s);
   const specialIds = new Set(specials.map(([, id]) => id));
-  const importLine = `import { get_encoding } from "tiktoken"; // npm install tiktoken@${ctx.version} (WASM)`;
-  const call = `get_encoding(${JSON.stringify(encoding)})`;
   const classify = (op, error) => {
     const decoding = op === "decode" || op === "decode_bytes" || op === "token_bytes";
     if (decoding && (error instanceof WebAssembly.RuntimeError || /unwrap_throw/.test(String(error?.message)))) return "unknown-id";
@@ -89,7 +108,9 @@ export async function build(ctx, encoding) {
           "its pattern runs inside WASM (Rust regex): pretokenize is not exposed; no batch encode",
         ],
       },
-      vocabulary: vocabularyInfo(ctx, encoding, ranksOf(enc, specialIds)),
+      // over an encoding file: the file's own hash (walking ~130k tokens per build buys nothing)
+      vocabulary: ctx.encoding ? [[ctx.encoding.ranks_file.split("/").pop(), ctx.encoding.sha256]]
+        : vocabularyInfo(ctx, encoding, ranksOf(enc, specialIds)),
     },
     encode(text, policy) {
       return enc.encode(text, policy.allowed, policy.disallowed);

@@ -8,7 +8,7 @@
 // so a package that prints cannot corrupt a frame), from harness.worker.node.
 //
 // The first message is {"type": "load", "adapter": "KIND:ENCODING", "setup": {"node":
-// {"project": DIR, "modules": {KIND: PATH}}}}. DIR is a Node project (package.json,
+// {"project": DIR, "modules": {KIND: PATH}, "encoding": null or {...}}}}. DIR is a Node project (package.json,
 // node_modules, the lock file) made by `tokconf env add npm:...`; its file
 // tokconf-load.mjs imports a package from there, so packages resolve as they would for
 // a user's own code in that project (ESM conditions, that project's versions). PATH is an
@@ -18,9 +18,11 @@
 //   encodings(ctx)               -> [{encoding, id_space, reason}] the package offers
 //   build(ctx, encoding)         -> the adapter: {info, encode, decode_bytes, ...}
 //
-// ctx = {project, load(specifier), version, packageDir, Unsupported, sha256(bytes)}. An
-// adapter's methods are the operations of harness.calls.InProcess; one it lacks answers
-// "unsupported". What it throws becomes {"raised": [category, type, message]}: category
+// ctx = {project, load(specifier), version, packageDir, Unsupported, sha256(bytes),
+// encoding}: encoding is null for an encoding the package bundles, or, for a port over
+// an encoding file's ranks, {name, ranks_file, sha256, pattern, special_tokens} (see
+// implementations/javascript/ranks.mjs). An adapter's methods are the operations of
+// harness.calls.InProcess; one it lacks answers "unsupported". What it throws becomes {"raised": [category, type, message]}: category
 // from its classify(op, error) or the defaults below, type "js.<constructor name>"
 // ("WebAssembly.RuntimeError" for a trap inside WASM).
 
@@ -144,6 +146,8 @@ async function build(name, setup) {
   const encoding = name.slice(split + 1);
   const module = await loadModule(node.modules || {}, kind);
   const ctx = node.project ? await context(node.project, module.library) : { Unsupported, sha256: (d) => crypto.createHash("sha256").update(d).digest("hex"), version: null };
+  // a port over an encoding file's ranks (implementations/javascript/ranks.py), else null
+  ctx.encoding = node.encoding ?? null;
   const adapter = await module.build(ctx, encoding);
   const info = {
     language: "JavaScript",
