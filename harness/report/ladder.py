@@ -14,7 +14,7 @@ import json
 from dataclasses import asdict, dataclass
 from typing import Any, Mapping, Sequence, TextIO
 
-__all__ = ["Behaviour", "behaviours", "ladder_sections", "print_ladder"]
+__all__ = ["Behaviour", "behaviours", "ladder_sections", "print_ladder", "release_span"]
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,12 @@ def behaviours(data: Mapping[str, Any], releases: Mapping[str, str], order: Sequ
     return out
 
 
-def _span(runs: Sequence[tuple[str, str]]) -> str:
+def release_span(runs: Sequence[Sequence[str]]) -> str:
+    """The runs as the terminal and the page both print them, so the two read alike.
+
+    >>> release_span([("0.9", "0.10"), ("0.12", "0.12")])
+    '0.9..0.10, 0.12'
+    """
     return ", ".join(first if first == last else f"{first}..{last}" for first, last in runs)
 
 
@@ -104,7 +109,7 @@ def print_ladder(found: Sequence[Behaviour], order: Sequence[str], stream: TextI
         change = f"; changed in {', '.join(b.changed_in)}" if b.changed_in else ""
         everywhere = " (every release)" if len(b.shown) == len(order) else ""
         statuses = sorted({s for _, both in b.shown for s in both.split("/")})
-        stream.write(f"  {b.encoding} {b.check} {b.kind[:70]} on {where}: {_span(b.runs)}{everywhere}{change}"
+        stream.write(f"  {b.encoding} {b.check} {b.kind[:70]} on {where}: {release_span(b.runs)}{everywhere}{change}"
                      f" [{'/'.join(statuses)}]\n")
 
 

@@ -5,8 +5,9 @@ function of the JSON: no clock, no environment lookups, stable ordering, so the 
 rebuilt later from parity.json is byte-identical to the one the run wrote.
 
 Layout: the verdict and summary counts, the adapter x check matrix (each cell links to
-its divergences), adapters and environment, then every divergence in a ``<details>``
-(so the page works with JavaScript off; the inline script only adds filters).
+its divergences), a ladder run's releases (:mod:`harness.report.ladder_view`), adapters
+and environment, then every divergence in a ``<details>`` (so the page works with
+JavaScript off; the inline script only adds filters).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from harness.escapes import visible
 from harness.report.schema import STATUSES, validate_parity
 from harness.report.cells import CELL_MARKS, cell_mark, reason_line
 from harness.report.coverage_view import coverage_rows
+from harness.report.ladder_view import ladder_tables
 from harness.report.render import render_page
 from harness.report.verdict import verdict_of
 from harness.report.view import adapter_order, align_ids, hex_groups, outcome_line, short_visible
@@ -121,6 +123,7 @@ def parity_context(data: Mapping[str, Any]) -> dict[str, Any]:
         "encodings": sorted({a["encoding"] for a in data["adapters"]}),
         "references": sorted(references.items()),
         "coverage_rows": coverage_rows(data),
+        "ladder_tables": ladder_tables(data),
         "vocabularies": sorted((data.get("vocabularies") or {}).items()),
         "everyday": data["run"].get("everyday"),
     }
