@@ -7,8 +7,9 @@ the document is no wider than the viewport, no element sticks out of it (an elem
 inside a scroll box is the box's business; the box itself must fit), and at 1280 px the
 whole matrix is visible without scrolling its box. The pages: the parity.json of a
 default ``tokconf run`` (``tests/data/parity/default-run.json.gz``: ``tokconf run`` with no flags on
-this machine, 56 adapter rows, then ``gzip -9`` of its parity.json), and the
-hand-made fixtures with unavailable adapters and hostile strings.
+this machine, 56 adapter rows, then ``gzip -9`` of its parity.json), the
+hand-made fixtures with unavailable adapters and hostile strings, and the basic one with
+a twelve-release ladder (``tests/test_ladder_page.py``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import pytest
 from harness.report.cells import CELL_MARKS, reason_line
 from harness.report.page import render_report
 from tests.test_browser_report import ARTIFACTS, FIXTURES, by_css, fixture, one, require_browser, start_driver
+from tests.test_ladder_page import ladder_sample
 
 WIDTHS = {"desktop": (1280, 900), "phone": (390, 844)}
 
@@ -61,7 +63,8 @@ def default_run() -> dict[str, Any]:
         return json.load(handle)
 
 
-PAGES = {"default-run": default_run, "basic": lambda: fixture("basic"), "hostile": lambda: fixture("hostile")}
+PAGES = {"default-run": default_run, "basic": lambda: fixture("basic"), "hostile": lambda: fixture("hostile"),
+         "ladder": ladder_sample}
 
 
 @pytest.fixture(scope="module")
@@ -118,6 +121,16 @@ def test_at_1280_the_whole_matrix_is_visible_without_scrolling(driver: Any, page
     assert scroll_width <= client_width, box
     assert right <= viewport, box
 
+
+
+def test_at_1280_a_twelve_release_ladder_is_visible_without_scrolling(driver: Any, pages: dict[str, str]) -> None:
+    open_at(driver, pages["ladder"], *WIDTHS["desktop"], open_all=False)
+    box = driver.execute_script(
+        "const t = document.querySelector('#ladders table.ladder'); const s = t.parentElement;"
+        "return [s.scrollWidth, s.clientWidth, t.getBoundingClientRect().right, document.documentElement.clientWidth,"
+        " t.querySelectorAll('thead th.rel').length];")
+    scroll_width, client_width, right, viewport, releases = box
+    assert releases == 12 and scroll_width <= client_width and right <= viewport, box
 
 def test_on_a_phone_the_matrix_is_a_list_per_adapter(driver: Any, pages: dict[str, str]) -> None:
     open_at(driver, pages["basic"], *WIDTHS["phone"])
