@@ -4,11 +4,16 @@
 999,999 characters never returns (it waits for ever, so the per-call timeout always
 fires, however fast the machine) and one of a million characters or more raises a
 ``ValueError``: the tier must reach its ``timeout`` outcome at 10^5 and still try 10^6.
+
+``declared:cl100k_base`` has the same planted hang but declares it
+(``Capabilities.long_limit`` 10,000): the tier skips its longer sizes, says so, and the
+hang is never reached.
 """
 
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 
 from harness.registry import AdapterSpec
 from tests.wrong_adapters import ENCODING, _Wrapped
@@ -30,3 +35,15 @@ class SlowAtTenToTheFive(_Wrapped):
 
 def slow() -> list[AdapterSpec]:
     return [AdapterSpec(name=SlowAtTenToTheFive.name, encoding=ENCODING, factory=SlowAtTenToTheFive, library="tiktoken")]
+
+
+class DeclaresItsLimit(SlowAtTenToTheFive):
+    name = "declared:cl100k_base"
+
+    @property
+    def capabilities(self):  # type: ignore[no-untyped-def, override]
+        return replace(super().capabilities, long_limit=10_000)
+
+
+def declared() -> list[AdapterSpec]:
+    return [AdapterSpec(name=DeclaresItsLimit.name, encoding=ENCODING, factory=DeclaresItsLimit, library="tiktoken")]

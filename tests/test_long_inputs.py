@@ -171,6 +171,31 @@ def test_every_size_runs_on_every_adapter_a_hang_becomes_a_timeout_and_the_next_
     assert 10_000 not in by_length and all(d.status == "unexpected" for d in mine)
 
 
+def test_an_adapter_that_declares_a_long_limit_skips_longer_sizes_and_the_run_says_so() -> None:
+    # issue 20: which long inputs an adapter gets is declared (Capabilities.long_limit),
+    # never timed; the planted hang at 10^5 is never reached, and the skip is on record
+    from harness.engine.execute import limits_of
+
+    registry = default_registry(plugins=["tests.long_adapters:declared"])
+    isolation = Isolation(mode="auto", timeout_s=10.0, setup=WorkerSetup.from_registry(registry))
+    selected = select(registry, impls=["tiktoken:cl100k_base", "declared:cl100k_base"], isolation=isolation)
+    try:
+        runner = Runner(selected, max_shrink_calls=0)
+        runner.run_long(LongOptions(kinds=("digits", "cjk"), lengths=(10_000, 100_000)))
+        result = runner.finish()
+    finally:
+        selected.close()
+    assert runner.long_reach == {"tiktoken:cl100k_base": {"digits": 100_000, "cjk": 100_000},
+                                 "declared:cl100k_base": {"digits": 10_000, "cjk": 10_000}}
+    assert [d for d in result.divergences if d.adapter == "declared:cl100k_base"] == []  # no timeout: not asked
+    assert [n for n in runner.notes if n.startswith("long inputs:")] == [
+        "long inputs: declared:cl100k_base declares it takes at most 10000 characters (long_limit): "
+        "tried up to digits 10^4, cjk 10^4"]
+    limits = limits_of(result, runner, isolation, shrink_seconds=None)
+    assert limits["long_declared"] == {"declared:cl100k_base": 10_000}
+    assert limits["long_reach"]["declared:cl100k_base"] == {"digits": 10_000, "cjk": 10_000}
+
+
 def test_without_isolation_the_long_tier_says_nothing_bounded_its_calls() -> None:
     selected = select(default_registry(), impls=["tiktoken:cl100k_base"], isolation=Isolation(mode="none"))
     try:

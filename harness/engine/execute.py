@@ -208,7 +208,7 @@ def limits_of(result: Any, runner: Any, isolation: Any, *, shrink_seconds: float
     from harness.report.parity_json import run_limits
 
     return run_limits(result, shrink_calls=runner.max_shrink_calls if shrank else 0, shrink_seconds=shrink_seconds,
-                      long_reach=runner.long_reach,
+                      long_reach=runner.long_reach, long_declared=runner.long_declared,
                       isolation=None if isolation is None else {"mode": isolation.mode, "timeout_s": isolation.timeout_s,
                                                                 "memory_limit_mb": isolation.memory_limit_mb})
 

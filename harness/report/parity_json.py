@@ -222,10 +222,11 @@ def build(
 
 def run_limits(result: RunResult, *, shrink_calls: int | None = None, shrink_seconds: float | None = None,
                isolation: dict[str, Any] | None = None,
-               long_reach: dict[str, dict[str, int]] | None = None) -> dict[str, Any]:
+               long_reach: dict[str, dict[str, int]] | None = None,
+               long_declared: dict[str, int] | None = None) -> dict[str, Any]:
     """Every budget and cap that bounded what ran: generated inputs per adapter (of the
-    ``max_examples`` asked), the shrinker's bounds, the worker limits, and how far each
-    adapter's long inputs reached."""
+    ``max_examples`` asked), the shrinker's bounds, the worker limits, how far each
+    adapter's long inputs reached and the long limits adapters declare."""
     return {
         "max_examples": result.max_examples,
         "generated_inputs": dict(sorted(result.budgets.items())),
@@ -234,6 +235,7 @@ def run_limits(result: RunResult, *, shrink_calls: int | None = None, shrink_sec
         "shrink": {"calls": shrink_calls, "seconds": shrink_seconds},
         **({"isolation": isolation} if isolation else {}),
         **({"long_reach": {n: dict(k) for n, k in sorted(long_reach.items())}} if long_reach else {}),
+        **({"long_declared": dict(sorted(long_declared.items()))} if long_declared else {}),
     }
 
 

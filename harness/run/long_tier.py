@@ -7,7 +7,10 @@ skipped because an earlier one was slow: a prediction from the 10^5 timing once 
 panics in under 0.1 s (issue 22). What bounds a slow adapter is the per-call timeout
 (``--timeout``): each adapter runs the tier in a worker (:func:`bounded_calls`), so a
 quadratic encode becomes a ``timeout`` outcome, reported like any other, and the next
-size still runs. Which inputs run never depends on how fast the machine is.
+size still runs. Which inputs run never depends on how fast the machine is: an adapter
+whose encode grows faster than linearly on one long piece (pure-Python BPE) declares the
+longest input it takes (:attr:`~harness.interface.Capabilities.long_limit`), skips the
+sizes above it, and the run says so (a note, and ``run.limits.long_declared``).
 
 ``--no-isolate`` is the one exception: nothing can stop a call in this process, so the
 in-process adapters run the tier there, and the run says so in a note.
@@ -21,7 +24,7 @@ from typing import Any
 from harness.generate.long_inputs import LongOptions, long_text
 
 __all__ = ["UNBOUNDED_NOTE", "LongUnit", "bounded_calls", "describe_reach", "finish_long", "long_units", "run_unit",
-           "unbounded"]
+           "takes", "unbounded"]
 
 
 @dataclass(frozen=True)
@@ -59,16 +62,32 @@ def bounded_calls(runner: Any, name: str) -> Any:
     return bounded
 
 
+def takes(limit: int | None, length: int) -> bool:
+    """Whether an adapter declaring ``limit`` (``Capabilities.long_limit``) takes a long
+    input of ``length`` characters.
+
+    >>> takes(None, 10**6), takes(10_000, 10_000), takes(10_000, 100_000), takes(0, 10_000)
+    (True, True, False, False)
+    """
+    return limit is None or length <= limit
+
+
 def run_unit(runner: Any, unit: LongUnit) -> dict[str, int]:
-    """Every size of ``unit`` on every one of its adapters; adapter -> largest length tried."""
-    calls = {name: bounded_calls(runner, name) for name in unit.adapters}
+    """Every size of ``unit`` on every one of its adapters that takes it (the reference
+    takes all); adapter -> largest length tried (0: none, its declared limit is lower)."""
+    limits = {name: runner.selected.calls[name].info.capabilities.long_limit for name in unit.adapters}
+    limits[unit.reference] = None
+    # a worker is started only for an adapter that takes some size
+    climbing = [n for n in unit.adapters if any(takes(limits[n], length) for length in unit.options.lengths)]
+    calls = {name: bounded_calls(runner, name) for name in climbing}
     reference = calls[unit.reference]
     reach = dict.fromkeys(unit.adapters, 0)
     for length in unit.options.lengths:
         text = long_text(unit.kind, length).text()
-        for name in unit.adapters:
+        taking = [name for name in climbing if takes(limits[name], length)]
+        for name in taking:
             calls[name].reset()
-        for name in unit.adapters:
+        for name in taking:
             runner.run_generated_input(text, calls[name], reference)
             reach[name] = len(text)
     return reach
@@ -86,6 +105,8 @@ def long_units(runner: Any, options: LongOptions) -> list[LongUnit]:
         names = [reference] + [n for n in names if n != reference]
         units += [LongUnit(kind, tuple(names), reference, options) for kind in options.kinds]
     runner.long_reach = {}
+    runner.long_declared = {name: limit for unit in units for name in unit.adapters[1:]
+                            if (limit := selected.calls[name].info.capabilities.long_limit) is not None}
     if units and unbounded(selected) and UNBOUNDED_NOTE not in runner.notes:
         runner.notes.append(UNBOUNDED_NOTE)
     return units
@@ -93,22 +114,28 @@ def long_units(runner: Any, options: LongOptions) -> list[LongUnit]:
 
 def finish_long(runner: Any, options: LongOptions) -> None:
     """The tier's notes on ``runner``, from the sizes each adapter reached (every unit applied)."""
+    declared = getattr(runner, "long_declared", {})
     for name in sorted(runner.long_reach):
-        note = describe_reach(name, runner.long_reach[name], max(options.lengths))
+        note = describe_reach(name, runner.long_reach[name], max(options.lengths), limit=declared.get(name))
         if note is not None and note not in runner.notes:
             runner.notes.append(note)
 
 
-def describe_reach(adapter: str, reach: dict[str, int], largest: int) -> str | None:
-    """A note for an adapter that did not try ``largest`` on every kind, else None (every
-    size is tried, so only an adapter the tier could not run at all gets one).
+def describe_reach(adapter: str, reach: dict[str, int], largest: int, *, limit: int | None = None) -> str | None:
+    """A note for an adapter that did not try ``largest`` on every kind, else None: one
+    that declares a lower :attr:`~harness.interface.Capabilities.long_limit`, or one the
+    tier could not run at all.
 
     >>> describe_reach("minbpe:gpt2", {"spaces": 10000, "cjk": 0}, 1000000)
     'long inputs: minbpe:gpt2 was tried up to spaces 10^4, cjk none'
+    >>> describe_reach("minbpe:gpt2", {"spaces": 0, "cjk": 0}, 100000, limit=2000)
+    'long inputs: minbpe:gpt2 declares it takes at most 2000 characters (long_limit): tried up to spaces none, cjk none'
     """
     if all(n >= largest for n in reach.values()):
         return None
     shown = ", ".join(f"{kind} {_power(n)}" for kind, n in reach.items())
+    if limit is not None:
+        return f"long inputs: {adapter} declares it takes at most {limit} characters (long_limit): tried up to {shown}"
     return f"long inputs: {adapter} was tried up to {shown}"
 
 

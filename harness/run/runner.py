@@ -124,6 +124,8 @@ class Runner:
         self.incomplete: dict[str, str] | None = None
         #: adapter -> long-input kind -> the largest length checked (``run_long``)
         self.long_reach: dict[str, dict[str, int]] = {}
+        #: adapter -> the long_limit it declares (:mod:`harness.run.long_tier`)
+        self.long_declared: dict[str, int] = {}
         self.coverage = Collector(reference_pattern=self._reference_pattern)
         self.out_of_domain = DomainTally()  #: inputs outside each closed vocabulary's domain
 
