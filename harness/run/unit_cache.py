@@ -49,8 +49,9 @@ LIMIT_BYTES = 1 << 30
 
 #: the unit kinds whose results are kept: every token (one adapter and its reference), the
 #: cases and everyday documents (every adapter of the run), the generated texts (theirs),
-#: a finding's shrink (its adapter and reference)
-CACHED_KINDS = ("every-token", "cases", "generated", "shrink")
+#: a finding's shrink (its adapter and reference), the long inputs of one (encoding, kind)
+#: (its adapters; a result holding a timeout is never kept, so only what finished is)
+CACHED_KINDS = ("every-token", "cases", "generated", "shrink", "long")
 
 
 @lru_cache(maxsize=1)
@@ -126,6 +127,10 @@ class UnitCache:
             names = sorted({candidate.finding.adapter, candidate.reference})
             inputs = [_canonical(candidate), str(max_calls).encode("ascii")]
             shown = (candidate.finding.adapter,)
+        elif kind == "long":  # LongUnit values: kind, adapters, reference, sizes
+            names = sorted({n for unit in task for n in unit.adapters})
+            inputs = [_canonical(unit) for unit in task]
+            shown = tuple(names)
         elif kind == "generated":
             names = sorted({n for _, adapters, reference, _ in task for n in (*adapters, reference)})
             inputs = [_canonical(unit) for unit in task]
