@@ -134,7 +134,8 @@ def test_broken_frames_are_protocol_errors() -> None:
 def test_every_adapter_info_field_crosses_the_boundary() -> None:
     caps = Capabilities(special_policy="always-special", encode_ordinary=False, batch=True, trace=True,
                         pretokenize=True, alphabet=frozenset({"a", "\ud800", "\U0001f600"}), notes=("n", "\udcff"),
-                        api_surface="tiktoken", words=("she", "\ud800"), generated_halvings=2)
+                        api_surface="tiktoken", words=("she", "\ud800"), generated_halvings=2,
+                        long_limit=10_000)
     info = AdapterInfo(name="x:\ud83d", encoding="cl100k_base", library="lib", capabilities=caps,
                        special_tokens=(("<|a|>", 5), ("\udc00", 6)), provider="plugin m:x", custom_domain=True,
                        reproduce_flags=("--source-root", "/tmp/\u00e9"), declares_like=("hf:*",),
