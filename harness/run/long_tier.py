@@ -23,8 +23,8 @@ from typing import Any
 
 from harness.generate.long_inputs import LongOptions, long_text
 
-__all__ = ["UNBOUNDED_NOTE", "LongUnit", "bounded_calls", "describe_reach", "finish_long", "long_units", "run_unit",
-           "takes", "unbounded"]
+__all__ = ["UNBOUNDED_NOTE", "LongUnit", "bounded_calls", "declared_limits", "describe_reach", "finish_long",
+           "long_units", "run_unit", "takes", "unbounded"]
 
 
 @dataclass(frozen=True)
@@ -72,11 +72,18 @@ def takes(limit: int | None, length: int) -> bool:
     return limit is None or length <= limit
 
 
+def declared_limits(selected: Any, unit: LongUnit) -> dict[str, int | None]:
+    """Each adapter of ``unit`` -> the ``long_limit`` it declares (None: every size); the
+    reference takes every size, whatever it declares, since every adapter meets it."""
+    limits = {name: selected.calls[name].info.capabilities.long_limit for name in unit.adapters}
+    limits[unit.reference] = None
+    return limits
+
+
 def run_unit(runner: Any, unit: LongUnit) -> dict[str, int]:
     """Every size of ``unit`` on every one of its adapters that takes it (the reference
     takes all); adapter -> largest length tried (0: none, its declared limit is lower)."""
-    limits = {name: runner.selected.calls[name].info.capabilities.long_limit for name in unit.adapters}
-    limits[unit.reference] = None
+    limits = declared_limits(runner.selected, unit)
     # a worker is started only for an adapter that takes some size
     climbing = [n for n in unit.adapters if any(takes(limits[n], length) for length in unit.options.lengths)]
     calls = {name: bounded_calls(runner, name) for name in climbing}
@@ -105,8 +112,8 @@ def long_units(runner: Any, options: LongOptions) -> list[LongUnit]:
         names = [reference] + [n for n in names if n != reference]
         units += [LongUnit(kind, tuple(names), reference, options) for kind in options.kinds]
     runner.long_reach = {}
-    runner.long_declared = {name: limit for unit in units for name in unit.adapters[1:]
-                            if (limit := selected.calls[name].info.capabilities.long_limit) is not None}
+    runner.long_declared = {name: limit for unit in units for name, limit in declared_limits(selected, unit).items()
+                            if limit is not None}
     if units and unbounded(selected) and UNBOUNDED_NOTE not in runner.notes:
         runner.notes.append(UNBOUNDED_NOTE)
     return units
@@ -114,9 +121,9 @@ def long_units(runner: Any, options: LongOptions) -> list[LongUnit]:
 
 def finish_long(runner: Any, options: LongOptions) -> None:
     """The tier's notes on ``runner``, from the sizes each adapter reached (every unit applied)."""
-    declared = getattr(runner, "long_declared", {})
     for name in sorted(runner.long_reach):
-        note = describe_reach(name, runner.long_reach[name], max(options.lengths), limit=declared.get(name))
+        note = describe_reach(name, runner.long_reach[name], max(options.lengths),
+                              limit=runner.long_declared.get(name))
         if note is not None and note not in runner.notes:
             runner.notes.append(note)
 
