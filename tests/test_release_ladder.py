@@ -86,11 +86,6 @@ def test_one_run_finds_each_change_in_the_release_that_made_it(ladder: dict[str,
 
 
 @pytest.mark.network
-@pytest.mark.skipif(not os.environ.get("TOKCONF_SLOW_LADDER"),
-                    reason="opt-in for its cost: 10 minutes on a quiet 2-core machine (it passes: 2026-12-02), "
-                           "most of it the reference's whole API surface on a million letters, walked again for "
-                           "each finding it re-checks; the same acceptance on the encode path alone is "
-                           "test_a_million_letters_through_o200k_base_in_each_release; TOKCONF_SLOW_LADDER=1 runs it")
 def test_the_long_tier_tries_a_million_letters_on_every_release(ladder: dict[str, str],
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     # o200k_base on a million letters: a panic in 0.9.0 and 0.10.0 (after minutes on 10^5

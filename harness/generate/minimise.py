@@ -57,6 +57,11 @@ def shrink_finding_bounded(finding: Finding, adapter: Calls, reference: Calls, p
         return isinstance(result, Finding) and result.shows(finding.kind)
 
     shrunk = shrink_text(finding.text, same_failure, max_calls=max_calls, max_seconds=max_seconds)
+    if shrunk.text == finding.text:
+        # nothing smaller fails (or no call was allowed): the finding already is the one on
+        # this text, and checking it again would walk every path once more; on a long input
+        # that is the whole API surface of both adapters, for each finding on it
+        return finding, shrunk.timed_out
     again = recheck(finding, shrunk.text, adapter, reference, policy)
     if not isinstance(again, Finding):
         return finding, shrunk.timed_out
