@@ -333,3 +333,19 @@ def test_a_snapshot_stopped_by_sigterm_keeps_a_partial_golden_that_resume_comple
     assert done.returncode == 0, done.stderr
     assert _contents(golden) == _contents(whole) and not partial.exists()
     assert tokconf("gate", str(golden), "--quiet").returncode == 0
+
+
+def test_snapshot_and_gate_name_the_long_input_under_way(tmp_path: Path) -> None:
+    # issue 22: a snapshot sat at "600 inputs" for 19 minutes; the line now says which
+    # input holds it (from 10^4 characters on), before its paths are called
+    path = tmp_path / "long.tokconf"
+    done = tokconf("snapshot", "--impl", "tiktoken:gpt2", "--no-cases", "--no-generated", "--long",
+                   "--long-sizes", "10000", "-o", str(path))
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.split("\n")  # text mode reads each "\r" redraw as a line of its own
+    assert any(line.startswith("snapshot: 0 inputs; now long:spaces*10000 (10,000 characters)") for line in lines)
+    assert any(line.startswith("snapshot: 7 inputs; now long:mixed*10000 (10,000 characters)") for line in lines)
+    assert lines[-2].rstrip() == "snapshot: 8 inputs"  # the last input done, nothing under way
+    gated = tokconf("gate", str(path))
+    assert gated.returncode == 0, gated.stdout + gated.stderr
+    assert "gate: 7 inputs; now long:mixed*10000 (10,000 characters)" in gated.stderr

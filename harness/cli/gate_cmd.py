@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 from harness.cli import EXIT_OK, UsageError, apply_common
 from harness.cli.executor_args import add_cluster_options, check_cluster_options, golden_records
 from harness.cli.inputs import add_corpus_options, corpus_options
+from harness.cli.progress_line import ProgressLine
 
 
 def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
@@ -72,19 +72,19 @@ def run(args: argparse.Namespace) -> int:
         selected = build_adapters(registry, names, isolation=Isolation(timeout_s=args.timeout))
     except (GoldenError, SelectionError) as exc:
         raise UsageError(str(exc)) from exc
-    progress = (lambda n: None) if (args.quiet or args.json) else _progress
+    line = None if (args.quiet or args.json) else ProgressLine("gate", every=100)
     try:
         corpus = corpus_inputs(args.corpus, options) if args.corpus else None
         with golden_records(args, selected, dask=dask) as records:
-            result = run_gate(args.golden, selected, corpus=corpus, max_changes=args.max_changes, progress=progress,
-                              records=records, only_input=args.only_input, only_path=args.only_path,
-                              cases=_shipped_cases())
+            result = run_gate(args.golden, selected, corpus=corpus, max_changes=args.max_changes, records=records,
+                              only_input=args.only_input, only_path=args.only_path, cases=_shipped_cases(),
+                              **(line.hooks() if line is not None else {}))
     except (GoldenError, CorpusError) as exc:
         raise UsageError(str(exc)) from exc
     finally:
         selected.close()
-    if progress is _progress:
-        print(file=sys.stderr)
+    if line is not None:
+        line.end()
     data = result.to_json()
     if args.output:
         write_atomic(args.output, render_gate_page(data))
@@ -107,8 +107,3 @@ def _shipped_cases() -> list:
         return load_cases()
     except CaseFileError:
         return []
-
-
-def _progress(count: int) -> None:
-    if count % 100 == 0:
-        print(f"\rgate: {count} inputs", end="", file=sys.stderr, flush=True)

@@ -14,6 +14,7 @@ import sys
 from harness.cli import EXIT_OK, UsageError, apply_common
 from harness.cli.executor_args import add_cluster_options, check_cluster_options, golden_records
 from harness.cli.inputs import add_corpus_options, corpus_options
+from harness.cli.progress_line import ProgressLine
 
 
 def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
@@ -74,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     except SelectionError as exc:
         raise UsageError(str(exc)) from exc
     literals = {lit for c in selected.calls.values() for lit, _ in c.info.special_tokens}
-    progress = (lambda n: None) if args.quiet else _progress
+    line = None if args.quiet else ProgressLine("snapshot")
     from harness.cli.interrupts import catch_stops, describe_stop, stop_exit_code
     from harness.golden.resume import ResumeError
     from harness.golden.snapshot import SnapshotStopped
@@ -82,8 +83,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         with catch_stops(), golden_records(args, selected, dask=dask) as records:
             count = write_snapshot(args.output, selected, input_stream(options, literals),
-                                   options=options.to_json(), progress=progress, records=records,
-                                   resume=args.resume)
+                                   options=options.to_json(), records=records, resume=args.resume,
+                                   **(line.hooks() if line is not None else {}))
     except (CorpusError, CaseFileError, FileNotFoundError, ResumeError) as exc:
         raise UsageError(f"{exc} (the previous golden, if any, is untouched)") from exc
     except SnapshotStopped as exc:
@@ -91,13 +92,8 @@ def run(args: argparse.Namespace) -> int:
         return stop_exit_code(exc.__cause__)
     finally:
         selected.close()
-    if not args.quiet:
-        print(file=sys.stderr)
+    if line is not None:
+        line.end()
     names = ", ".join(f"{n} {selected.rows[n].version or ''}".strip() for n in sorted(selected.calls))
     print(f"wrote {args.output}: {count} inputs x {len(selected.calls)} adapter(s) ({names})")
     return EXIT_OK
-
-
-def _progress(count: int) -> None:
-    # every input: a snapshot once sat at "600 inputs" for 19 minutes with no sign of life
-    print(f"\rsnapshot: {count} inputs", end="", file=sys.stderr, flush=True)

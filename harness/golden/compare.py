@@ -33,7 +33,7 @@ from harness.golden.format import GoldenError, GoldenHeader, read_golden
 from harness.golden.known import KnownChanges, gate_command
 from harness.golden.paths import attributes_for
 from harness.golden.severity import Summary, order_changes, severity, summarise
-from harness.golden.snapshot import Recorder, record_here
+from harness.golden.snapshot import Recorder, Starting, announced, record_here
 from harness.outcomes import Outcome
 from harness.run.selection import Selected
 
@@ -170,7 +170,7 @@ def _digest(text: str) -> str:
 def run_gate(path: str, selected: Selected, *, corpus: Iterator[Any] | None = None, max_changes: int = 10_000,
              progress: Callable[[int], None] = lambda n: None, records: Recorder = record_here,
              only_input: str | None = None, only_path: str | None = None,
-             cases: Sequence[Any] = ()) -> GateResult:
+             cases: Sequence[Any] = (), starting: Starting = lambda source, n: None) -> GateResult:
     """Compare ``selected``'s adapters with the golden at ``path``.
 
     ``corpus``: the documents of ``--corpus`` (:class:`harness.golden.inputs.Input`); golden
@@ -178,7 +178,8 @@ def run_gate(path: str, selected: Selected, *, corpus: Iterator[Any] | None = No
     the inputs are run again (this process, or a Dask cluster); the changes come in the
     golden's order either way. ``only_input`` / ``only_path``: re-run that one input
     (by source) and compare that one path (the command each change carries). ``cases``:
-    the shipped cases, to say which changes they document.
+    the shipped cases, to say which changes they document. ``starting``: told of each input
+    as it is taken up (:func:`harness.golden.snapshot.announced`).
     """
     header, inputs = read_golden(path)
     pairs = pair_adapters([a.name for a in header.adapters], sorted(selected.calls), strict=only_input is None)
@@ -213,7 +214,7 @@ def run_gate(path: str, selected: Selected, *, corpus: Iterator[Any] | None = No
                     continue
             yield item, item.text
 
-    for item, now in records(calls, todo()):
+    for item, now in records(calls, announced(todo(), starting)):
         if isinstance(item, Change):  # in the golden's order, as the changes of the inputs around it
             add(item)
             continue

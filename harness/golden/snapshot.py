@@ -92,6 +92,19 @@ def record(calls_by_name: dict[str, Calls], text: str) -> dict[str, dict[str, An
 Recorder = Callable[[dict[str, Calls], Iterable[tuple[Any, "str | None"]]], Iterator[tuple[Any, Any]]]
 
 
+#: told of each input as it is taken up, before its paths are called: (source, characters)
+Starting = Callable[[str, int], None]
+
+
+def announced(items: Iterable[tuple[Any, "str | None"]], starting: Starting) -> Iterator[tuple[Any, "str | None"]]:
+    """``items`` unchanged, telling ``starting`` of each one as it is taken up: a long input
+    holds a snapshot or gate for minutes, and the progress line then says which one."""
+    for item, text in items:
+        if text is not None:
+            starting(getattr(item, "source", ""), len(text))
+        yield item, text
+
+
 def record_here(calls_by_name: dict[str, Calls], items: Iterable[tuple[Any, str | None]]) -> Iterator[tuple[Any, Any]]:
     for item, text in items:
         yield item, (record(calls_by_name, text) if text is not None else None)
@@ -99,13 +112,13 @@ def record_here(calls_by_name: dict[str, Calls], items: Iterable[tuple[Any, str 
 
 def write_snapshot(path: str, selected: Selected, inputs: Iterable[Input], *, options: dict[str, Any],
                    progress: Callable[[int], None] = lambda n: None, records: Recorder = record_here,
-                   resume: bool = False) -> int:
+                   resume: bool = False, starting: Starting = lambda source, n: None) -> int:
     """Write the golden; returns the number of inputs recorded.
 
     Recorded into ``path.partial`` and renamed to ``path`` when complete; a stop (Ctrl-C,
     SIGTERM: ``KeyboardInterrupt``) commits the partial golden and raises
     :class:`SnapshotStopped`; ``resume``: go on from the partial golden
-    (:mod:`harness.golden.resume`)."""
+    (:mod:`harness.golden.resume`); ``starting``: told of each input as it is taken up."""
     import os
 
     from harness.golden.resume import partial_path, resumed
@@ -127,7 +140,7 @@ def write_snapshot(path: str, selected: Selected, inputs: Iterable[Input], *, op
         for item in recorded:
             writer.add(item.source, item.text, item.outcomes)
         try:
-            for item, outcomes in records(calls, ((item, item.text) for item in inputs)):
+            for item, outcomes in records(calls, announced(((item, item.text) for item in inputs), starting)):
                 writer.add(item.source, item.text, outcomes)
                 progress(writer.count)
         except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM (harness.cli.interrupts.Stopped)
