@@ -349,3 +349,25 @@ def test_snapshot_and_gate_name_the_long_input_under_way(tmp_path: Path) -> None
     gated = tokconf("gate", str(path))
     assert gated.returncode == 0, gated.stdout + gated.stderr
     assert "gate: 7 inputs; now long:mixed*10000 (10,000 characters)" in gated.stderr
+
+
+def test_a_walk_that_timed_out_in_the_golden_is_one_answer_that_changed(golden: Path, tmp_path: Path) -> None:
+    # issue 22: tiktoken 0.9.0's whole API surface on a million characters times out; its
+    # golden holds one "api_surface: timeout" path, which the gate read as "path removed"
+    # plus twenty "path added" rows, below every other kind, where it is timeout→ok
+    head, stream = read_golden(golden)
+    inputs = list(stream)
+    slow = next(item for item in inputs if item.text).source
+    target = tmp_path / "timed-out.tokconf"
+    with GoldenWriter(target, head) as writer:
+        for item in inputs:
+            outcomes = item.outcomes
+            if item.source == slow:
+                outcomes = {"tiktoken:gpt2": {"api_surface": Outcome.timeout(60.0)}}
+            writer.add(item.source, item.text, outcomes)
+    data = json.loads(tokconf("gate", str(target), "--json").stdout)
+    assert data["exit"] == 1
+    (change,) = data["changes"]
+    assert (change["kind"], change["source"], change["path"], change["severity"]) == ("timeout→ok", slow, "api_surface", 0)
+    again = tokconf(*shlex.split(change["command"])[1:], "--json")
+    assert again.returncode == 1 and json.loads(again.stdout)["changes"][0]["kind"] == "timeout→ok"

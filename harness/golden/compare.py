@@ -234,8 +234,45 @@ def run_gate(path: str, selected: Selected, *, corpus: Iterator[Any] | None = No
     return result
 
 
+#: the one path of a walk that failed as a whole (:func:`harness.checks.api_surface.surface_of`)
+WALK = "api_surface"
+
+
+def _walk_failed(paths: Mapping[str, Outcome]) -> bool:
+    return set(paths) == {WALK} and not paths[WALK].is_ok
+
+
+def walk_change(before: Mapping[str, Outcome], after: Mapping[str, Outcome]) -> tuple[Outcome, Outcome] | None:
+    """Where one side's whole walk failed (a timeout on a long input in a slow release, a
+    crash) and the other answered path by path: the pair to compare, the walk's failure
+    against the other side's first path; else None.
+
+    Compared path by path, a walk that timed out in the golden and answers now read as
+    "path removed: api_surface" and twenty "path added" rows at the bottom of the gate,
+    where it is an answer that changed (``timeout→ok``).
+
+    >>> timeout = Outcome.timeout(60.0)
+    >>> pair = walk_change({"api_surface": timeout}, {"encode[default]": Outcome.ok((1,)), "decode_bytes": Outcome.ok(b"a")})
+    >>> [(o.kind, o.value) for o in pair], classify(*pair)
+    ([('timeout', None), ('ok', (1,))], 'timeout→ok')
+    >>> walk_change({"api_surface": timeout}, {"api_surface": timeout}) is None
+    True
+    """
+    if not before or not after or _walk_failed(before) == _walk_failed(after):
+        return None
+    if _walk_failed(before):
+        return before[WALK], next(iter(after.values()))
+    return next(iter(before.values())), after[WALK]
+
+
 def _compare(before: Mapping[str, Outcome], after: Mapping[str, Outcome], source: str, text: str, adapter: str,
              now: str, add: Callable[[Change], None]) -> None:
+    walk = walk_change(before, after)
+    if walk is not None:  # one row for the input: the walk's failure is one fact
+        kind = classify(*walk)
+        if kind is not None:
+            add(Change(kind, source, text, adapter, now, WALK, *walk))
+        return
     for path in [*before, *(p for p in after if p not in before)]:
         kind = classify(before.get(path), after.get(path))
         if kind is not None:
