@@ -181,3 +181,37 @@ def test_ci_runs_the_javascript_adapters_in_the_conformance_suite():
                 missing.append(f"{kind}@{version}:{encoding}")
     assert not missing, f"not in the conformance suite: {missing}; unavailable: {suite.unavailable()}"
     assert {"tiktoken:cl100k_base", "hf:cl100k_base", "tiktoken:o200k_base", "hf:o200k_base"} <= present
+
+
+@needs_node
+def test_the_ports_declare_the_long_inputs_their_quadratic_merges_take(npm_cache, monkeypatch):
+    # issue 20: js-tiktoken took 6 s on 10^4 letters and over 30 s on 10^4 CJK characters,
+    # gpt-tokenizer over 30 s on 10^5 CJK (their merge loops are quadratic on one piece):
+    # a long tier that asked them timed out input after input. They declare what they take
+    # (Capabilities.long_limit), so the tier never asks more, and the run says so
+    from harness.generate.long_inputs import LongOptions
+    from harness.registry import Registry
+    from harness.run.runner import Runner
+    from harness.run.selection import select
+    from harness.worker.setup import Isolation, WorkerSetup
+
+    monkeypatch.setenv("TOKCONF_CACHE_DIR", str(npm_cache))
+    registry = Registry()  # its own: the process-wide one may predate this cache folder
+    registry.load_entry_points()
+    names = ["tiktoken:cl100k_base", "js-tiktoken@1.0.21:cl100k_base", "gpt-tokenizer@4.0.0:cl100k_base",
+             "tiktoken-wasm@1.0.22:cl100k_base"]
+    isolation = Isolation(timeout_s=60.0, setup=WorkerSetup.from_registry(registry))
+    selected = select(registry, impls=names, isolation=isolation)
+    try:
+        runner = Runner(selected, max_shrink_calls=0)
+        runner.run_long(LongOptions(kinds=("letters",), lengths=(1_000, 10_000, 100_000)))
+        runner.finish()
+    finally:
+        selected.close()
+    assert runner.long_reach == {"tiktoken:cl100k_base": {"letters": 100_000},
+                                 "js-tiktoken@1.0.21:cl100k_base": {"letters": 1_000},
+                                 "gpt-tokenizer@4.0.0:cl100k_base": {"letters": 10_000},
+                                 "tiktoken-wasm@1.0.22:cl100k_base": {"letters": 10_000}}
+    assert runner.long_declared == {"js-tiktoken@1.0.21:cl100k_base": 1_000,
+                                    "gpt-tokenizer@4.0.0:cl100k_base": 10_000,
+                                    "tiktoken-wasm@1.0.22:cl100k_base": 10_000}
