@@ -349,6 +349,8 @@ def test_snapshot_and_gate_name_the_long_input_under_way(tmp_path: Path) -> None
     gated = tokconf("gate", str(path))
     assert gated.returncode == 0, gated.stdout + gated.stderr
     assert "gate: 7 inputs; now long:mixed*10000 (10,000 characters)" in gated.stderr
+    # the gate redraws every 100 inputs, but a name on the line is cleared when its input is done
+    assert gated.stderr.split("\n")[-2].rstrip() == "gate: 8 inputs"
 
 
 def test_a_walk_that_timed_out_in_the_golden_is_one_answer_that_changed(golden: Path, tmp_path: Path) -> None:

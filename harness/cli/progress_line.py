@@ -42,9 +42,10 @@ class ProgressLine:
         self._width = 0
 
     def done(self, count: int) -> None:
+        named = bool(self.now)  # a name on the line is cleared at once, whatever ``every`` says
         self.count = count
         self.now = ""
-        if count % self.every == 0:
+        if named or count % self.every == 0:
             self._draw()
 
     def starting(self, source: str, characters: int) -> None:

@@ -37,7 +37,7 @@ from harness.golden.snapshot import Recorder, Starting, announced, record_here
 from harness.outcomes import Outcome
 from harness.run.selection import Selected
 
-__all__ = ["Change", "GateResult", "classify", "pair_adapters", "run_gate"]
+__all__ = ["Change", "GateResult", "classify", "pair_adapters", "run_gate", "walk_change"]
 
 
 @dataclass(frozen=True)
