@@ -85,51 +85,63 @@ def test_one_run_finds_each_change_in_the_release_that_made_it(ladder: dict[str,
         assert spans[kind] == ([["0.9.0", installed]], [])
 
 
+#: the long tier on a million letters in a fresh process: in the whole suite (not alone, not
+#: with its file) the same code run in the pytest process once found no long unit at all
+#: (``long_reach == {}``), so state an earlier test left behind reached it; a process of its
+#: own is also how a user runs the tier. Prints what each release reached and what encode did.
+_MILLION_LETTERS = r"""
+import json
+from harness.generate.long_inputs import LongOptions
+from harness.registry import Registry
+from harness.run.runner import Runner
+from harness.run.selection import select
+from harness.worker.setup import Isolation, WorkerSetup
+
+registry = Registry()
+registry.load_entry_points()
+names = ["tiktoken:o200k_base"] + [f"tiktoken@{v}:o200k_base" for v in LADDER]
+# the per-call timeout bounds what is slow: the batch check's half-length input (500,000
+# letters, quadratic before 0.13.0) and its re-checks; what is asserted fails at once
+isolation = Isolation(timeout_s=15.0, setup=WorkerSetup.from_registry(registry))
+selected = select(registry, impls=names, isolation=isolation)
+try:
+    runner = Runner(selected, max_shrink_calls=0)
+    runner.run_long(LongOptions(kinds=("letters",), lengths=(1_000_000,)))
+    result = runner.finish()
+finally:
+    selected.close()
+# what encode did on the million letters: grouping by cause merges an adapter's findings
+# on one input into one divergence (its first check, here the batch check), so the
+# encode outcome is read from the evidence of whichever divergence holds that input
+failed = {}
+for record in result.divergences:
+    if len(record.text) != 1_000_000:
+        continue
+    for key in (record.adapter, f"{record.adapter} encode"):
+        outcome = record.evidence.outcomes.get(key)
+        if outcome is not None and outcome.kind == "raised":
+            failed[record.adapter] = [outcome.kind, outcome.native_type]
+print(json.dumps({"reach": runner.long_reach, "failed": failed, "notes": runner.notes}))
+"""
+
+
 @pytest.mark.network
-def test_the_long_tier_tries_a_million_letters_on_every_release(ladder: dict[str, str],
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_long_tier_tries_a_million_letters_on_every_release(ladder: dict[str, str]) -> None:
     # o200k_base on a million letters: a panic in 0.9.0 and 0.10.0 (after minutes on 10^5
     # in those releases, which once kept the predicting tier from trying 10^6), a
     # ValueError in 0.11.0, fine from 0.13.0 as in the installed release
-    from harness.generate.long_inputs import LongOptions
-    from harness.registry import Registry
-    from harness.run.runner import Runner
-    from harness.run.selection import select
-    from harness.worker.setup import Isolation, WorkerSetup
-
-    monkeypatch.setenv("TOKCONF_CACHE_DIR", ladder["TOKCONF_CACHE_DIR"])
-    # a registry of its own: the process-wide one may have been built by an earlier test,
-    # before the ladder's cache folder was set, and then it has no tiktoken@0.9.0
-    registry = Registry()
-    registry.load_entry_points()
+    code = f"LADDER = {LADDER!r}\n" + _MILLION_LETTERS
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, env=ladder,
+                          timeout=1800)
+    assert done.returncode == 0, done.stderr[-3000:]
+    got = json.loads(done.stdout.strip().split("\n")[-1])
     names = ["tiktoken:o200k_base"] + [f"tiktoken@{v}:o200k_base" for v in LADDER]
-    # the per-call timeout bounds what is slow: the batch check's half-length input (500,000
-    # letters, quadratic before 0.13.0) and its re-checks; what is asserted fails at once
-    isolation = Isolation(timeout_s=15.0, setup=WorkerSetup.from_registry(registry))
-    selected = select(registry, impls=names, isolation=isolation)
-    try:
-        runner = Runner(selected, max_shrink_calls=0)
-        runner.run_long(LongOptions(kinds=("letters",), lengths=(1_000_000,)))
-        result = runner.finish()
-    finally:
-        selected.close()
-    assert runner.long_reach == {n: {"letters": 1_000_000} for n in names}
-    # what encode did on the million letters: grouping by cause merges an adapter's findings
-    # on one input into one divergence (its first check, here the batch check), so the
-    # encode outcome is read from the evidence of whichever divergence holds that input
-    failed = {}
-    for record in result.divergences:
-        if len(record.text) != 1_000_000:
-            continue
-        for key in (record.adapter, f"{record.adapter} encode"):
-            outcome = record.evidence.outcomes.get(key)
-            if outcome is not None and outcome.kind == "raised":
-                failed[record.adapter] = (outcome.kind, outcome.native_type)
-    assert failed == {
-        "tiktoken@0.9.0:o200k_base": ("raised", "pyo3_runtime.PanicException"),
-        "tiktoken@0.10.0:o200k_base": ("raised", "pyo3_runtime.PanicException"),
-        "tiktoken@0.11.0:o200k_base": ("raised", "builtins.ValueError"),
-    }, failed
+    assert got["reach"] == {n: {"letters": 1_000_000} for n in names}, got["notes"]
+    assert got["failed"] == {
+        "tiktoken@0.9.0:o200k_base": ["raised", "pyo3_runtime.PanicException"],
+        "tiktoken@0.10.0:o200k_base": ["raised", "pyo3_runtime.PanicException"],
+        "tiktoken@0.11.0:o200k_base": ["raised", "builtins.ValueError"],
+    }, got["failed"]
 
 
 @pytest.mark.network
