@@ -39,15 +39,18 @@ path.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from harness.calls import Calls, surface_from_data
 from harness.checks.base import AGREE, DEFAULT, SKIP, UNSUPPORTED, Result, Subject, expected_text, shape
 from harness.outcomes import Outcome
 
-__all__ = ["RULES", "check_api_surface", "outcome_key", "surface_of", "takes_ids"]
+__all__ = ["FAILED_WALK", "RULES", "check_api_surface", "outcome_key", "surface_of", "takes_ids", "walk_failure"]
 
 Surface = dict[str, Outcome]
+
+#: the one path of a surface whose walk failed as a whole (:func:`surface_of`)
+FAILED_WALK = "api_surface"
 
 
 def surface_of(calls: Calls, text: str) -> Surface | None:
@@ -58,8 +61,21 @@ def surface_of(calls: Calls, text: str) -> Surface | None:
     if outcome.is_unsupported:
         return None
     if not outcome.is_ok:
-        return {"api_surface": outcome}  # the walk itself failed: that is its one path
+        return {FAILED_WALK: outcome}  # the walk itself failed: that is its one path
     return surface_from_data(outcome.value)
+
+
+def walk_failure(surface: Mapping[str, Outcome] | None) -> Outcome | None:
+    """How the walk failed, where ``surface`` (of :func:`surface_of`, or a golden's paths)
+    is a walk that failed as a whole; else None.
+
+    >>> walk_failure({FAILED_WALK: Outcome.timeout(60.0)}).kind
+    'timeout'
+    >>> walk_failure({"encode[default]": Outcome.ok((1,))}) is None, walk_failure(None) is None
+    (True, True)
+    """
+    walk = surface.get(FAILED_WALK) if surface else None
+    return walk if walk is not None and not walk.is_ok else None
 
 
 def outcome_key(outcome: Outcome, *, native: bool = True) -> tuple[Any, ...]:
@@ -309,7 +325,7 @@ def _own_inconsistencies(subject: Subject, family: str, mine: Surface) -> list[t
             or subject.adapter.info.library == reference.info.library):
         return found
     theirs = surface_of(reference, subject.text)
-    if not theirs or "api_surface" in theirs:
+    if not theirs or walk_failure(theirs) is not None:
         return found
     shared = {(path, source, shape(got), shape(want))
               for path, source, got, want in _inconsistencies(family, theirs, subject.text, reference)}
@@ -320,8 +336,8 @@ def check_api_surface(subject: Subject) -> Result:
     mine = surface_of(subject.adapter, subject.text)
     if mine is None:
         return UNSUPPORTED
-    walk = mine.get("api_surface")
-    if walk is not None and not walk.is_ok:
+    walk = walk_failure(mine)
+    if walk is not None:
         # the walk itself crashed, timed out or raised: nothing was compared, and that
         # is the adapter's finding, never an agreement
         return subject.finding("api-surface", f"walk:{shape(walk)}",
@@ -346,7 +362,7 @@ def check_api_surface(subject: Subject) -> Result:
         # a path that appears or goes is a change between two releases of one library; a
         # drop-in that does not define a path is unsupported there, not a finding (issue 20)
         releases = subject.adapter.info.library == reference.info.library
-        if "api_surface" in theirs:
+        if walk_failure(theirs) is not None:
             theirs = {}  # the reference's walk failed: its own row's finding, nothing to compare with
         for path, got, want in _changes(family, mine, theirs, native=same_language):
             presence = _presence(path, got, want)

@@ -28,7 +28,7 @@ import hashlib
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
-from harness.checks.api_surface import outcome_key
+from harness.checks.api_surface import FAILED_WALK, outcome_key, walk_failure
 from harness.golden.format import GoldenError, GoldenHeader, read_golden
 from harness.golden.known import KnownChanges, gate_command
 from harness.golden.paths import attributes_for
@@ -234,14 +234,6 @@ def run_gate(path: str, selected: Selected, *, corpus: Iterator[Any] | None = No
     return result
 
 
-#: the one path of a walk that failed as a whole (:func:`harness.checks.api_surface.surface_of`)
-WALK = "api_surface"
-
-
-def _walk_failed(paths: Mapping[str, Outcome]) -> bool:
-    return set(paths) == {WALK} and not paths[WALK].is_ok
-
-
 def walk_change(before: Mapping[str, Outcome], after: Mapping[str, Outcome]) -> tuple[Outcome, Outcome] | None:
     """Where one side's whole walk failed (a timeout on a long input in a slow release, a
     crash) and the other answered path by path: the pair to compare, the walk's failure
@@ -258,11 +250,12 @@ def walk_change(before: Mapping[str, Outcome], after: Mapping[str, Outcome]) -> 
     >>> walk_change({"api_surface": timeout}, {"api_surface": timeout}) is None
     True
     """
-    if not before or not after or _walk_failed(before) == _walk_failed(after):
+    failed_before, failed_after = walk_failure(before), walk_failure(after)
+    if not before or not after or (failed_before is None) == (failed_after is None):
         return None
-    if _walk_failed(before):
-        return before[WALK], next(iter(after.values()))
-    return next(iter(before.values())), after[WALK]
+    if failed_before is not None:
+        return failed_before, next(iter(after.values()))
+    return next(iter(before.values())), failed_after
 
 
 def _compare(before: Mapping[str, Outcome], after: Mapping[str, Outcome], source: str, text: str, adapter: str,
@@ -271,7 +264,7 @@ def _compare(before: Mapping[str, Outcome], after: Mapping[str, Outcome], source
     if walk is not None:  # one row for the input: the walk's failure is one fact
         kind = classify(*walk)
         if kind is not None:
-            add(Change(kind, source, text, adapter, now, WALK, *walk))
+            add(Change(kind, source, text, adapter, now, FAILED_WALK, *walk))
         return
     for path in [*before, *(p for p in after if p not in before)]:
         kind = classify(before.get(path), after.get(path))

@@ -101,7 +101,7 @@ def announced(items: Iterable[tuple[Any, "str | None"]], starting: Starting) -> 
     holds a snapshot or gate for minutes, and the progress line then says which one."""
     for item, text in items:
         if text is not None:
-            starting(getattr(item, "source", ""), len(text))
+            starting(item.source, len(text))
         yield item, text
 
 
