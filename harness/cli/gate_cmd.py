@@ -16,8 +16,8 @@ from pathlib import Path
 from harness.cli import EXIT_OK, UsageError, apply_common
 from harness.cli.executor_args import add_cluster_options, check_cluster_options, golden_records
 from harness.cli.inputs import add_corpus_options, corpus_options
+from harness.cli.isolation import add_golden_timeout
 from harness.cli.progress_line import ProgressLine
-from harness.run.choice import DEFAULT_TIMEOUT_S
 
 
 def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
@@ -39,10 +39,7 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
     parser.add_argument("--path", metavar="PATH", dest="only_path",
                         help="compare only this API path (encode[all], _encode_bytes, ...)")
     parser.add_argument("--quiet", action="store_true", help="no progress")
-    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
-                        help="per call of an isolated adapter, as for run; a whole API surface is one call, and "
-                             "one that runs over is a timeout outcome in the golden "
-                             f"(default {DEFAULT_TIMEOUT_S:g})")
+    add_golden_timeout(parser)
     add_corpus_options(parser)
     add_cluster_options(parser, what="where the inputs are run again", jobs=True)
     parser.set_defaults(handler=run)

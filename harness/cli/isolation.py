@@ -14,7 +14,8 @@ from harness.cli import UsageError
 from harness.run.choice import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S
 from harness.worker.setup import Isolation
 
-__all__ = ["DEFAULT_MEMORY_MB", "DEFAULT_TIMEOUT_S", "add_isolation_arguments", "isolation_from_args"]
+__all__ = ["DEFAULT_MEMORY_MB", "DEFAULT_TIMEOUT_S", "add_golden_timeout", "add_isolation_arguments",
+           "isolation_from_args"]
 
 
 
@@ -34,6 +35,15 @@ def add_isolation_arguments(parser: argparse.ArgumentParser, *, jobs: bool = Tru
     if jobs:
         group.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
                            help="spread the inputs over N processes (same report as 1, except timings)")
+
+
+def add_golden_timeout(parser: argparse.ArgumentParser) -> None:
+    """``--timeout`` of ``snapshot`` and ``gate``: run's per-call limit, where one call is a
+    whole API surface."""
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
+                        help="per call of an isolated adapter, as for run; a whole API surface is one call, and "
+                             "one that runs over is a timeout outcome in the golden "
+                             f"(default {DEFAULT_TIMEOUT_S:g})")
 
 
 def isolation_from_args(args: argparse.Namespace, registry: object) -> Isolation:
