@@ -98,3 +98,16 @@ def test_run_rejects_an_unreadable_corpus_with_exit_2(tmp_path: Path) -> None:
                           capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1])
     assert done.returncode == 2
     assert "no such file or folder" in done.stderr
+
+
+def test_a_bad_document_mid_corpus_stops_the_run_and_leaves_no_run_folder(tmp_path: Path) -> None:
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text('{"text": "fine"}\n' * 300 + '{"txt": "no text field"}\n', encoding="utf-8")
+    out = tmp_path / "reports"
+    done = subprocess.run([sys.executable, "-m", "harness", "run", "--impl", "tiktoken:gpt2", "--no-cases",
+                           "--no-generated", "--corpus", str(corpus), "--out", str(out), "--quiet"],
+                          capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1])
+    assert done.returncode == 2, done.stderr
+    assert f"{corpus}:301: no string field 'text' (found ['txt'])" in done.stderr
+    # the folder made for the corpus's outcome spool (256 documents were spooled) goes with the run
+    assert not out.exists() or list(out.iterdir()) == []

@@ -10,6 +10,7 @@ documents per second. The local executor never imports Dask.
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -62,7 +63,12 @@ class CorpusPhase:
 
     def run(self) -> None:
         from harness.cases.corpus import CorpusError
+        from harness.report.outcome_spool import SPOOL_FOLDER, OutcomeSpool
 
+        if self.plan.corpus and self.folder is not None:
+            # the documents' outcomes go to the run folder, not into memory
+            self.runner.spool = OutcomeSpool(self.folder / SPOOL_FOLDER)
+            self.runner.spool.receiving = True
         try:
             if self.executor is not None:
                 self._dask()
@@ -70,6 +76,9 @@ class CorpusPhase:
                 self._local()
         except CorpusError as exc:
             raise PlanError(str(exc)) from exc
+        finally:
+            if self.runner.spool is not None:
+                self.runner.spool.receiving = False
 
     def _local(self) -> None:
         from harness.cases.corpus import corpus_case_batches

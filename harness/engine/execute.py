@@ -142,64 +142,71 @@ def execute(plan: Plan, *, progress: ProgressFn | None = None, quiet: bool = Tru
     stopped: BaseException | None = None
     out = Path(plan.outputs.out)
     # a Dask run writes its progress into its folder as it goes: the folder comes first
-    folder = None if plan.executor.kind == "local" else Path(plan.executor.resume) if plan.executor.resume \
-        else run_folder(out, run_id(started))
-    corpus = CorpusPhase(plan, runner, ready.choice, folder=folder, progress=not quiet)
-    ctx = RunContext(plan=plan, runner=runner, cases=ready.cases, corpus=corpus, profile=ready.profile)
+    # and so does a corpus run, whose documents' outcomes are spooled there (issue 25)
+    folder = Path(plan.executor.resume) if plan.executor.resume else \
+        run_folder(out, run_id(started)) if plan.executor.kind != "local" or plan.corpus else None
     try:
+        corpus = CorpusPhase(plan, runner, ready.choice, folder=folder, progress=not quiet)
+        ctx = RunContext(plan=plan, runner=runner, cases=ready.cases, corpus=corpus, profile=ready.profile)
         try:
-            corpus.start()  # the executor's cluster, before any phase hands it units
-            for name, phase in PHASES.items():
-                ran = phase.execute(ctx) if name in plan.phases else False
-                if phase.mark and (ran or phase.always_mark):
-                    clock.mark(phase.mark)
-                if name == "cases" and plan.outputs.profile_harness:
-                    clock.instrument(selected.calls.values())  # references a case added on the way
-            result = runner.finish()
-            clock.mark("finish")
-        except corpus.errors as exc:  # e.g. a Dask worker that cannot build the adapters
-            raise PlanError(str(exc)) from exc
-        except KeyboardInterrupt as exc:  # Ctrl-C, or a stop signal the caller turned into one
-            stopped = exc
-            if progress is not None and hasattr(progress, "enabled"):
-                progress.enabled = False
-            reason = str(exc) or "interrupted by SIGINT (Ctrl-C)"
-            print(f"\ntokconf run: {reason} during {runner.phase}; writing what finished", file=sys.stderr)
-            # the shell's code for the signal (130 SIGINT, 143 SIGTERM): the verdict returns it
-            signum = int(getattr(exc, "signum", signal.SIGINT))
-            result = runner.finish(incomplete={"reason": reason, "phase": runner.phase, "exit_code": 128 + signum})
-            from harness.report.verdict import unrun_cases_note
+            try:
+                corpus.start()  # the executor's cluster, before any phase hands it units
+                for name, phase in PHASES.items():
+                    ran = phase.execute(ctx) if name in plan.phases else False
+                    if phase.mark and (ran or phase.always_mark):
+                        clock.mark(phase.mark)
+                    if name == "cases" and plan.outputs.profile_harness:
+                        clock.instrument(selected.calls.values())  # references a case added on the way
+                result = runner.finish()
+                clock.mark("finish")
+            except corpus.errors as exc:  # e.g. a Dask worker that cannot build the adapters
+                raise PlanError(str(exc)) from exc
+            except KeyboardInterrupt as exc:  # Ctrl-C, or a stop signal the caller turned into one
+                stopped = exc
+                if progress is not None and hasattr(progress, "enabled"):
+                    progress.enabled = False
+                reason = str(exc) or "interrupted by SIGINT (Ctrl-C)"
+                print(f"\ntokconf run: {reason} during {runner.phase}; writing what finished", file=sys.stderr)
+                # the shell's code for the signal (130 SIGINT, 143 SIGTERM): the verdict returns it
+                signum = int(getattr(exc, "signum", signal.SIGINT))
+                result = runner.finish(incomplete={"reason": reason, "phase": runner.phase, "exit_code": 128 + signum})
+                from harness.report.verdict import unrun_cases_note
 
-            note = unrun_cases_note(ready.cases, result.inputs)
-            if note is not None:
-                result.notes.append(note)
-    finally:
-        corpus.close()
-        selected.close()
-    finished = _dt.datetime.now(_dt.timezone.utc)
-    if stopped is None and not any(cell.inputs for row in result.matrix.values() for cell in row.values()):
-        raise PlanError("no check ran on any input (every adapter unavailable, or no case applies and "
-                        "generation is off): nothing was tested. Run `tokconf list` to see why adapters "
-                        "are unavailable, or drop --no-generated")
+                note = unrun_cases_note(ready.cases, result.inputs)
+                if note is not None:
+                    result.notes.append(note)
+        finally:
+            corpus.close()
+            selected.close()
+        finished = _dt.datetime.now(_dt.timezone.utc)
+        if stopped is None and not any(cell.inputs for row in result.matrix.values() for cell in row.values()):
+            raise PlanError("no check ran on any input (every adapter unavailable, or no case applies and "
+                            "generation is off): nothing was tested. Run `tokconf list` to see why adapters "
+                            "are unavailable, or drop --no-generated")
 
-    short = below_minimum(result.coverage, dict(plan.outputs.min_coverage))
-    limits = limits_of(result, runner, ready.isolation, shrink_seconds=plan.limits.shrink_seconds,
-                       shrank=stopped is None)
-    data, folder, latest = write_reports(result, plan=plan, started=started, finished=finished,
-                                         case_files=ready.case_files, executor=corpus.info(), folder=folder,
-                                         limits=limits, coverage_below=short, lost_shards=list(corpus.lost),
-                                         update_latest=stopped is None, cache=runner.unit_cache)
-    new_cases = None
-    if plan.outputs.save_new_cases:
-        from harness.cases.writer import write_new_cases
+        short = below_minimum(result.coverage, dict(plan.outputs.min_coverage))
+        limits = limits_of(result, runner, ready.isolation, shrink_seconds=plan.limits.shrink_seconds,
+                           shrank=stopped is None)
+        data, folder, latest = write_reports(result, plan=plan, started=started, finished=finished,
+                                             case_files=ready.case_files, executor=corpus.info(), folder=folder,
+                                             limits=limits, coverage_below=short, lost_shards=list(corpus.lost),
+                                             update_latest=stopped is None, cache=runner.unit_cache)
+        new_cases = None
+        if plan.outputs.save_new_cases:
+            from harness.cases.writer import write_new_cases
 
-        new_cases = write_new_cases(plan.outputs.save_new_cases, result.by_status("unexpected"), run=run_id(started))
-    if plan.outputs.profile_harness:
-        clock.mark("report")
-        clock.add_builds(ready.registry.build_seconds, ready.registry.build_cpu_seconds)
-        write_atomic(folder / "harness-profile.json", clock.summary())
-    return RunOutcome(result=result, data=data, folder=folder, latest=latest, new_cases=new_cases, short=short,
-                      lost=corpus.lost, stopped=stopped, profile=clock)
+            new_cases = write_new_cases(plan.outputs.save_new_cases, result.by_status("unexpected"),
+                                        run=run_id(started))
+        if plan.outputs.profile_harness:
+            clock.mark("report")
+            clock.add_builds(ready.registry.build_seconds, ready.registry.build_cpu_seconds)
+            write_atomic(folder / "harness-profile.json", clock.summary())
+        return RunOutcome(result=result, data=data, folder=folder, latest=latest, new_cases=new_cases, short=short,
+                          lost=corpus.lost, stopped=stopped, profile=clock)
+    except PlanError:
+        if plan.executor.kind == "local" and folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)  # made for the corpus's spool: nothing to keep
+        raise
 
 
 def limits_of(result: Any, runner: Any, isolation: Any, *, shrink_seconds: float | None,
@@ -244,7 +251,8 @@ def write_reports(result: Any, *, plan: Plan, started: _dt.datetime, finished: _
     out = Path(plan.outputs.out)
     folder = folder or run_folder(out, run_id(started))
     # every input's outcomes, beside the report: what `tokconf diff` compares input by input
-    data["outcomes"] = {"file": LOG_FILE, "inputs": write_outcome_log(folder / LOG_FILE, result.inputs)}
+    data["outcomes"] = {"file": LOG_FILE, "inputs": write_outcome_log(folder / LOG_FILE, result.inputs,
+                                                                    spooled=result.spooled)}
     write_atomic(folder / "parity.json", data)
     _write_html(folder, data)
     return data, folder, _update_latest(out, folder) if update_latest else None

@@ -14,6 +14,7 @@ input whose outcome changed (:func:`diff_inputs`): ``IDs changed``, ``ok→raise
 from __future__ import annotations
 
 import gzip
+import heapq
 import json
 import os
 from dataclasses import dataclass
@@ -45,16 +46,26 @@ class InputChange:
                 "origin": self.origin, "before": outcome_to_json(self.before), "after": outcome_to_json(self.after)}
 
 
-def write_outcome_log(path: str | os.PathLike[str], inputs: Mapping[Any, dict]) -> int:
-    """Write ``Runner.inputs`` (sorted, so the file is the same for the same run); returns the count."""
-    rows = sorted(((text, policy.describe(), entry) for (text, policy), entry in inputs.items()),
-                  key=lambda r: (r[0], r[1]))
+def write_outcome_log(path: str | os.PathLike[str], inputs: Mapping[Any, dict], *, spooled: Any = None) -> int:
+    """Write ``Runner.inputs`` (sorted, so the file is the same for the same run) merged,
+    by streaming, with a corpus's :class:`~harness.report.outcome_spool.OutcomeSpool`
+    (``spooled``, whose folder is removed once the log is written); returns the count."""
+    from harness.report.outcome_spool import combined, record_of
+
+    held = sorted((record_of(text, policy, entry) for (text, policy), entry in inputs.items()),
+                  key=lambda r: (r["text"], r["policy"]))
+    # the spool first: the corpus ran before every phase whose inputs are still in memory
+    # (an input the cases saw first was combined into memory when the corpus met it)
+    rows = combined(heapq.merge(spooled.records(), held, key=lambda r: (r["text"], r["policy"]))) \
+        if spooled is not None else iter(held)
+    count = 0
     with open_atomic(path) as handle, gzip.GzipFile(fileobj=handle, mode="wb", mtime=0) as out:
-        for text, policy, entry in rows:
-            record = {"text": text, "policy": policy, "origin": entry["origin"], "case": entry["case"],
-                      "outcomes": {a: outcome_to_json(o) for a, o in sorted(entry["outcomes"].items())}}
+        for record in rows:
             out.write(json.dumps(record, ensure_ascii=True, separators=(",", ":")).encode("ascii") + b"\n")
-    return len(rows)
+            count += 1
+    if spooled is not None:
+        spooled.close()
+    return count
 
 
 def read_outcome_log(parity_path: str | os.PathLike[str], data: Mapping[str, Any]) -> dict[tuple[str, str], dict]:

@@ -56,6 +56,7 @@ def fresh(runner: Any) -> Any:
     sub.documentation = Documentation()
     sub.notes = list(runner.notes)
     sub.inputs = {}
+    sub.spool = None  # a unit's inputs go back in its delta; the runner that merges it spools
     sub.coverage = runner.coverage.fresh()
     sub.out_of_domain = DomainTally()
     return sub
@@ -82,7 +83,11 @@ def merge(runner: Any, delta: Delta) -> None:
     for a in delta.absorbers:
         runner.documentation.add(a.adapter, a.check, a.kind, a.text, domain=a.domain, record=a.record)
     runner.vocab_findings.update(delta.vocab_findings)
+    spool = getattr(runner, "spool", None)
     for key, entry in delta.inputs.items():
+        if spool is not None and spool.receiving and key not in runner.inputs:  # a corpus document: onto disk
+            spool.add_input(key, entry)
+            continue
         runner.inputs.setdefault(key, {**entry, "outcomes": {}})["outcomes"].update(entry["outcomes"])
     for adapter, kinds in delta.long_reach.items():
         runner.long_reach.setdefault(adapter, {}).update(kinds)

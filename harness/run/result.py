@@ -7,7 +7,7 @@ Plain data, filled by :mod:`harness.run.runner`, turned into ``parity.json`` by
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from harness.cases.domain import Domain
 from harness.cases.model import CHECKS, Policy
@@ -164,6 +164,8 @@ class RunResult:
     incomplete: dict[str, str] | None = None
     #: (text, policy) -> {"origin", "case", "outcomes": {adapter: Outcome}} (``Runner.inputs``)
     inputs: dict = field(default_factory=dict)
+    #: a corpus's inputs and outcomes, on disk (harness.report.outcome_spool; None: no corpus)
+    spooled: Any = None
     #: adapter -> what its inputs exercised (harness.run.coverage.Collector.summary)
     coverage: dict[str, dict] = field(default_factory=dict)
 

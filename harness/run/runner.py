@@ -115,6 +115,9 @@ class Runner:
         #: (text, policy) -> {"origin", "case", "outcomes": {adapter: encode Outcome}}: what
         #: each adapter answered on each input, so ``tokconf diff`` can compare runs input by input
         self.inputs: dict[tuple[str, Policy], dict] = {}
+        #: while the corpus phase runs, where its inputs' outcomes go instead of ``inputs``
+        #: (harness.report.outcome_spool: the client's memory does not grow with the corpus)
+        self.spool: Any = None
         self.generated = False
         self.profile = resolve_profile(None)
         self.seed: int | None = None
@@ -437,6 +440,6 @@ class Runner:
             divergences=self.records, generated=self.generated, profile=self.profile,
             seed=self.seed, max_examples=self.max_examples, budgets=dict(self.budgets), notes=self.notes,
             shares=dict(self.shares),
-            incomplete=self.incomplete, inputs=self.inputs,
+            incomplete=self.incomplete, inputs=self.inputs, spooled=self.spool,
             coverage=self.coverage.summary(),
         )

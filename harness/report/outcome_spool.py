@@ -1,0 +1,158 @@
+"""A corpus run's per-input outcomes, spooled to sorted files in the run folder (issue 25).
+
+``Runner.inputs`` keeps what every adapter answered on every input until the outcome log
+is written (:mod:`harness.report.outcome_log`). For a corpus that is one entry per
+document, so a client's memory grew with the corpus. While the corpus phase runs, the
+runner hands each unit's inputs to an :class:`OutcomeSpool` instead:
+
+- they are turned into the log's own records at once (outcomes as JSON, no objects kept)
+  and buffered, ``buffer`` inputs at most;
+- a full buffer is written, sorted, as one *run*: a gzip file of JSON lines in
+  ``RUN/outcomes.spool/``;
+- whenever the newest ``fan_in`` runs are of one level they are merged, by streaming,
+  into one run of the next level (a tiered merge: a record is rewritten about
+  ``log(documents / buffer) / log(fan_in)`` times, and at most ``fan_in`` runs per level
+  are ever open);
+- :func:`harness.report.outcome_log.write_outcome_log` merges the spool's runs with the
+  in-memory inputs of the other phases into the one log, by streaming, and the spool
+  folder is removed.
+
+The client's memory is then one buffer plus one line per run being merged, whatever the
+size of the corpus. Records of one input that arrive in several units are combined as
+``Runner.apply`` combines them in memory: the first one's origin and case, the outcomes
+of all (a later answer of the same adapter replaces an earlier one).
+"""
+
+from __future__ import annotations
+
+import gzip
+import heapq
+import itertools
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping
+
+__all__ = ["SPOOL_FOLDER", "OutcomeSpool", "combined", "record_of"]
+
+SPOOL_FOLDER = "outcomes.spool"
+BUFFER = 2048
+FAN_IN = 16
+
+
+def record_of(text: str, policy: Any, entry: Mapping[str, Any]) -> dict[str, Any]:
+    """One input's entry of ``Runner.inputs`` as the outcome log's record (outcomes as JSON)."""
+    from harness.golden.format import outcome_to_json
+
+    return {"text": text, "policy": policy.describe(), "origin": entry["origin"], "case": entry["case"],
+            "outcomes": {a: outcome_to_json(o) for a, o in sorted(entry["outcomes"].items())}}
+
+
+def combined(records: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """Sorted records with each (text, policy) once: the first's origin and case, every
+    record's outcomes (a later one wins per adapter), adapters in sorted order.
+
+    >>> rows = [{"text": "a", "policy": "p", "origin": "case", "case": "x", "outcomes": {"t": [1]}},
+    ...         {"text": "a", "policy": "p", "origin": "corpus", "case": "y", "outcomes": {"h": [2]}},
+    ...         {"text": "b", "policy": "p", "origin": "corpus", "case": "z", "outcomes": {"t": [3]}}]
+    >>> [(r["text"], r["case"], r["outcomes"]) for r in combined(rows)]
+    [('a', 'x', {'h': [2], 't': [1]}), ('b', 'z', {'t': [3]})]
+    """
+    for _, group in itertools.groupby(records, key=_key):
+        first = next(group)
+        outcomes = dict(first["outcomes"])
+        for later in group:
+            outcomes.update(later["outcomes"])
+        yield {**first, "outcomes": dict(sorted(outcomes.items()))}
+
+
+def _key(record: Mapping[str, Any]) -> tuple[str, str]:
+    return record["text"], record["policy"]
+
+
+@dataclass(frozen=True)
+class _Run:
+    path: Path
+    level: int
+
+
+class OutcomeSpool:
+    """Sorted runs of outcome records in ``folder``; :meth:`records` streams them merged."""
+
+    def __init__(self, folder: Path, *, buffer: int = BUFFER, fan_in: int = FAN_IN) -> None:
+        if buffer < 1 or fan_in < 2:
+            raise ValueError(f"an outcome spool needs buffer >= 1 and fan_in >= 2, got {buffer} and {fan_in}")
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.buffer = buffer
+        self.fan_in = fan_in
+        #: (text, policy) -> record: the inputs not written yet
+        self.pending: dict[tuple[str, str], dict[str, Any]] = {}
+        #: written runs, oldest first (so their order is the order records arrived in)
+        self.runs: list[_Run] = []
+        self._names = itertools.count()
+        #: records handed in (an input handed in twice counts twice)
+        self.added = 0
+        #: whether ``Runner.apply`` sends inputs here: only while the corpus phase runs
+        self.receiving = False
+
+    def add_input(self, key: tuple[str, Any], entry: Mapping[str, Any]) -> None:
+        """One entry of ``Runner.inputs`` (``(text, policy)`` and its outcomes)."""
+        self.add(record_of(*key, entry))
+
+    def add(self, record: dict[str, Any]) -> None:
+        """One record (:func:`record_of`); an input seen before in the buffer is combined."""
+        self.added += 1
+        key = _key(record)
+        held = self.pending.get(key)
+        if held is None:
+            self.pending[key] = record
+        else:
+            held["outcomes"] = {**held["outcomes"], **record["outcomes"]}
+        if len(self.pending) >= self.buffer:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the buffer as a run, then merge runs while the newest ``fan_in`` share a level."""
+        if not self.pending:
+            return
+        rows = [self.pending[key] for key in sorted(self.pending)]
+        self.pending = {}
+        self.runs.append(_Run(self._write(rows), 0))
+        while len(self.runs) >= self.fan_in and len({r.level for r in self.runs[-self.fan_in:]}) == 1:
+            group = self.runs[-self.fan_in:]
+            merged = self._write(combined(_merge(group)))
+            for run in group:
+                run.path.unlink()
+            self.runs[-self.fan_in:] = [_Run(merged, group[0].level + 1)]
+
+    def records(self) -> Iterator[dict[str, Any]]:
+        """Every record, sorted by (text, policy), each input once (:func:`combined`)."""
+        self.flush()
+        return combined(_merge(self.runs))
+
+    def close(self) -> None:
+        """Remove the spool's folder (after the log is written, or when the run gives up)."""
+        self.pending = {}
+        self.runs = []
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def _write(self, rows: Iterable[dict[str, Any]]) -> Path:
+        path = self.folder / f"{next(self._names):08d}.jsonl.gz"
+        # compresslevel 1: these files live for one run; speed matters more than size
+        with gzip.open(path, "wb", compresslevel=1) as out:
+            for row in rows:
+                out.write(json.dumps(row, ensure_ascii=True, separators=(",", ":")).encode("ascii") + b"\n")
+        return path
+
+
+def _merge(runs: list[_Run]) -> Iterator[dict[str, Any]]:
+    """The runs' records in (text, policy) order; equal keys in run order (heapq.merge is stable)."""
+    return heapq.merge(*(_read(run.path) for run in runs), key=_key)
+
+
+def _read(path: Path) -> Iterator[dict[str, Any]]:
+    with gzip.open(path, "rb") as handle:
+        for line in handle:
+            yield json.loads(line)

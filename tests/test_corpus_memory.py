@@ -1,0 +1,88 @@
+"""A corpus run's client keeps no per-document state: its outcomes are spooled to disk.
+
+The spool (harness/report/outcome_spool.py) is checked on its own, with a buffer and a
+fan-in small enough that a few inputs go through every merge level, and end to end: a
+10^5-document corpus run's client may not peak more than 10 % above a 10^4-document
+run's (issue 25). Memory is the child's own peak RSS from the kernel (``wait4``); no time
+is asserted.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from harness.cases.model import Policy
+from harness.outcomes import Outcome
+from harness.report.outcome_log import write_outcome_log
+from harness.report.outcome_spool import OutcomeSpool, record_of
+from tests.dask_corpus import write_corpus
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _entry(origin: str, case: str, **outcomes: list[int]) -> dict:
+    return {"origin": origin, "case": case, "outcomes": {a: Outcome.ok(ids) for a, ids in outcomes.items()}}
+
+
+def _log(path: Path) -> list[dict]:
+    with gzip.open(path, "rb") as handle:
+        return [json.loads(line) for line in handle]
+
+
+def test_a_spooled_log_equals_the_in_memory_log(tmp_path: Path) -> None:
+    policy = Policy()
+    # 200 documents, 37 distinct; each answered by one adapter, so a document's outcomes
+    # are the union of records that reach every level of the merge
+    corpus = [((f"doc {n % 37}\ud800", policy), _entry("corpus", f"c#{n}", **{"th"[n % 2]: [n % 37]}))
+              for n in range(200)]
+    # phases after the corpus: one input the corpus also had, one of their own
+    later = [(("doc 5\ud800", policy), _entry("generated", "g", x=[5])),
+             (("zz", policy), _entry("generated", "g", x=[9]))]
+    spool = OutcomeSpool(tmp_path / "spool", buffer=3, fan_in=2)  # every level of the merge is used
+    for key, entry in corpus:
+        spool.add(record_of(*key, entry))
+    assert max(run.level for run in spool.runs) >= 3
+    assert len(spool.runs) <= 2 * (max(run.level for run in spool.runs) + 1), "at most fan_in runs per level"
+    write_outcome_log(tmp_path / "spooled.gz", dict(later), spooled=spool)
+    expected: dict = {}  # what Runner.apply keeps in memory, in the same order
+    for key, entry in [*corpus, *later]:
+        expected.setdefault(key, {**entry, "outcomes": {}})["outcomes"].update(entry["outcomes"])
+    write_outcome_log(tmp_path / "memory.gz", expected)
+    spooled = _log(tmp_path / "spooled.gz")
+    assert spooled == _log(tmp_path / "memory.gz")
+    assert len(spooled) == 38
+    five = next(r for r in spooled if r["text"] == "doc 5\ud800")
+    assert (five["origin"], five["case"]) == ("corpus", "c#5")
+    assert five["outcomes"] == {"h": {"ok": [5]}, "t": {"ok": [5]}, "x": {"ok": [5]}}
+    assert not (tmp_path / "spool").exists()
+
+
+def _peak_rss_kb(tmp_path: Path, documents: int) -> tuple[int, Path]:
+    corpus = write_corpus(tmp_path / f"corpus-{documents}.jsonl", documents)
+    out = tmp_path / f"out-{documents}"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "harness", "run", "--plugin", "tests.bytes_adapters:adapters",
+         "--impl", "test:utf8-bytes",
+         "--no-isolate", "--no-cases", "--no-generated", "--no-every-token", "--executor", "local",
+         "--corpus", str(corpus), "--out", str(out), "--quiet"],
+        cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    folder = next(p for p in out.iterdir() if p.name != "latest")
+    return usage.ru_maxrss, folder
+
+
+def test_the_client_peak_does_not_grow_with_the_corpus(tmp_path: Path) -> None:
+    small, _ = _peak_rss_kb(tmp_path, 10**4)
+    large, folder = _peak_rss_kb(tmp_path, 10**5)
+    assert large <= 1.10 * small, f"10^5 documents peaked at {large} KB, 10^4 at {small} KB"
+    data = json.loads((folder / "parity.json").read_text(encoding="utf-8"))
+    assert data["run"]["executor"]["documents"] == 10**5
+    texts = {json.loads(line)["text"] for line in (tmp_path / f"corpus-{10**5}.jsonl").open(encoding="utf-8")}
+    assert data["outcomes"]["inputs"] == len(texts)  # every distinct document, once
+    assert not (folder / "outcomes.spool").exists()
