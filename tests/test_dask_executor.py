@@ -131,6 +131,7 @@ def test_an_embedded_cluster_gives_the_local_report(corpus20k: Path, local20k, t
     assert (info["kind"], info["workers"], info["scheduler"], info["shards"], info["documents"]) == \
         ("dask", 2, None, 20, 20_000)
     assert info["lost_shards"] == [] and info["resumed_shards"] == 0
+    assert info["documents_read_by"] == "workers"  # they see the corpus file: the client sent byte ranges
 
 
 def test_a_killed_worker_leaves_the_report_unchanged(corpus4k: Path, local4k, cluster, tmp_path: Path) -> None:

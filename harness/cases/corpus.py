@@ -24,6 +24,7 @@ what findings and goldens show.
 from __future__ import annotations
 
 import codecs
+import itertools
 import json
 import os
 import re
@@ -32,7 +33,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Iterable, Iterator, Literal
 
 __all__ = ["CorpusError", "CorpusOptions", "Document", "corpus_case_batches", "corpus_files", "document_case",
-           "read_corpus"]
+           "read_corpus", "read_documents_at"]
 
 Split = Literal["file", "blank-line", "separator"]
 _CHUNK = 1 << 20
@@ -122,19 +123,29 @@ def document_case(document: Document) -> Any:
                 line=document.number + 1, tags=("corpus",))
 
 
-def _read_file(file: Path, options: CorpusOptions) -> Iterator[Document]:
+def read_documents_at(file: str | os.PathLike[str], options: CorpusOptions, *, offset: int, number: int,
+                      count: int) -> list[Document]:
+    """``count`` documents of ``file`` from document ``number``, which starts at byte
+    ``offset``: what a Dask worker that sees the corpus reads of its shard
+    (:mod:`harness.scale.shards`), the same documents :func:`read_corpus` gives."""
+    return list(itertools.islice(_read_file(Path(file), options, offset=offset, number=number), count))
+
+
+def _read_file(file: Path, options: CorpusOptions, *, offset: int = 0, number: int = 0) -> Iterator[Document]:
     try:
         with open(file, "rb") as handle:
+            if offset:
+                handle.seek(offset)
             if file.suffix.lower() in _JSONL:
-                yield from _jsonl(handle, str(file), options.text_field)
+                yield from _jsonl(handle, str(file), options.text_field, offset=offset, number=number)
             elif options.split == "file":
                 data = handle.read()
                 yield Document(_decode(data, str(file), 0), str(file), 0, 0)
             elif options.split == "blank-line":
-                yield from _split(handle, str(file), _BLANK, strip_end=True)
+                yield from _split(handle, str(file), _BLANK, strip_end=True, start=offset, number=number)
             else:
                 sep = re.compile(re.escape((options.separator or "").encode("utf-8", "surrogatepass")))
-                yield from _split(handle, str(file), sep, strip_end=False)
+                yield from _split(handle, str(file), sep, strip_end=False, start=offset, number=number)
     except OSError as exc:
         raise CorpusError(f"--corpus: cannot read {file}: {exc}") from exc
 
@@ -147,12 +158,12 @@ def _decode(data: bytes, file: str, offset: int) -> str:
                           f"{data[exc.start:exc.start + 4]!r}); convert the file to UTF-8") from exc
 
 
-def _split(handle: BinaryIO, file: str, separator: re.Pattern[bytes], *, strip_end: bool) -> Iterator[Document]:
+def _split(handle: BinaryIO, file: str, separator: re.Pattern[bytes], *, strip_end: bool, start: int = 0,
+           number: int = 0) -> Iterator[Document]:
     """Cut the byte stream at ``separator`` (a match is taken only once more bytes, or the
-    end, show it cannot grow); empty documents are skipped."""
+    end, show it cannot grow); empty documents are skipped. ``start`` and ``number``: the
+    file offset the handle is at, a document's start, and that document's number."""
     buffer = b""
-    start = 0  # file offset of buffer[0]
-    number = 0
     done = False
     while not done:
         chunk = handle.read(_CHUNK)
@@ -175,9 +186,8 @@ def _split(handle: BinaryIO, file: str, separator: re.Pattern[bytes], *, strip_e
         yield Document(_decode(buffer, file, start), file, number, start)
 
 
-def _jsonl(handle: BinaryIO, file: str, field: str) -> Iterator[Document]:
-    offset = 0
-    number = 0
+def _jsonl(handle: BinaryIO, file: str, field: str, *, offset: int = 0, number: int = 0) -> Iterator[Document]:
+    # from a later offset (a worker reading its shard), line numbers count from there
     for line_number, raw in enumerate(_lines(handle), start=1):
         line = raw.strip()
         here = offset

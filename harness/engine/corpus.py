@@ -92,6 +92,7 @@ class CorpusPhase:
         self.local["seconds"] += time.perf_counter() - started
 
     def _dask(self) -> None:
+        from harness.cases.corpus import corpus_files
         from harness.scale.executor import ExecutorError
         from harness.scale.shards import DEFAULT_SHARD_SIZE, plan_shards
 
@@ -99,7 +100,12 @@ class CorpusPhase:
             return
         size = self.plan.executor.shard_size or DEFAULT_SHARD_SIZE
         try:
-            self.executor.run_corpus(plan_shards(list(self.plan.corpus), self.plan.corpus_options, size=size))
+            # workers that see the corpus files read their shards themselves: the client
+            # then sends a byte range per shard, not its text
+            files = [os.path.abspath(f) for f, _ in corpus_files(self.plan.corpus)]
+            by_reference = self.executor.workers_see(files)
+            self.executor.run_corpus(plan_shards(list(self.plan.corpus), self.plan.corpus_options, size=size,
+                                                 by_reference=by_reference))
         except ExecutorError as exc:
             self.close()
             raise PlanError(str(exc)) from exc

@@ -25,6 +25,7 @@ imported only when the run asks for it.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from typing import Any, Iterable, Iterator, Sequence, TextIO
@@ -62,7 +63,7 @@ class DaskExecutor:
         self.client: Any = None
         self.cluster: Any = None
         self.stats = {"shards": 0, "documents": 0, "bytes": 0, "seconds": 0.0, "merge_seconds": 0.0,
-                      "resumed_shards": 0, "resubmitted_shards": 0, "lost_shards": []}
+                      "resumed_shards": 0, "resubmitted_shards": 0, "lost_shards": [], "read_by": "client"}
         self._last_shown = 0.0
 
     # -- the cluster -------------------------------------------------------------------
@@ -89,6 +90,24 @@ class DaskExecutor:
 
     def _expected(self) -> list[str]:
         return sorted(self.runner.selected.calls)
+
+    def workers_see(self, files: list[str]) -> bool:
+        """Whether every worker sees ``files`` as the client does (same size, same
+        modification time): then shards name their byte ranges and workers read the
+        documents themselves (:class:`harness.scale.shards.Source`), instead of the client
+        sending the text. Said in ``run.executor.documents_read_by``."""
+        wanted = []
+        for file in files:
+            try:
+                stat = os.stat(file)
+            except OSError:
+                return False
+            if not os.path.isfile(file):
+                return False  # a pipe (--corpus /dev/stdin): only the client can read it
+            wanted.append((file, stat.st_size, stat.st_mtime_ns))
+        seen = self.client.run(same_files, wanted) if wanted else {}
+        self.stats["read_by"] = "workers" if seen and all(seen.values()) else "client"
+        return self.stats["read_by"] == "workers"
 
     def run_corpus(self, shards: Iterable[Shard]) -> None:
         """Every shard checked (or loaded from the progress file) and merged in shard order."""
@@ -279,5 +298,17 @@ class DaskExecutor:
                 "bytes": s["bytes"], "seconds": seconds,
                 "documents_per_second": round(s["documents"] / s["seconds"], 1) if s["seconds"] else None,
                 "merge_seconds": round(s["merge_seconds"], 3), "resumed_shards": s["resumed_shards"],
-                "resubmitted_shards": s["resubmitted_shards"], "lost_shards": list(s["lost_shards"])}
+                "resubmitted_shards": s["resubmitted_shards"], "lost_shards": list(s["lost_shards"]),
+                "documents_read_by": s["read_by"]}
 
+
+def same_files(wanted: list[tuple[str, int, int]]) -> bool:
+    """On a worker: whether it sees each (file, size, mtime_ns) as the client did."""
+    for file, size, mtime_ns in wanted:
+        try:
+            stat = os.stat(file)
+        except OSError:
+            return False
+        if (stat.st_size, stat.st_mtime_ns) != (size, mtime_ns):
+            return False
+    return True

@@ -81,9 +81,16 @@ def worker_name() -> str:
 
 def run_shard(spec: AdapterChoice, expected: Sequence[str], shard: Shard) -> ShardResult:
     """Check ``shard``'s documents on the run's adapters; the delta a ``--jobs`` task returns."""
+    from harness.cases.corpus import CorpusError
+    from harness.scale.shards import SourceChanged
+
     runner = _runner_for(spec, expected)
     started = time.perf_counter()
-    delta = parallel.run_task(runner, "cases", (list(shard.cases), {}))
+    try:
+        cases = shard.read_cases()
+    except (OSError, SourceChanged, CorpusError) as exc:
+        raise WorkerSetupError(f"Dask worker {worker_name()}: cannot read {shard.where}: {exc}") from exc
+    delta = parallel.run_task(runner, "cases", (list(cases), {}))
     return ShardResult(shard.without_cases(), delta, time.perf_counter() - started, worker_name())
 
 
