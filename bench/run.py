@@ -18,6 +18,9 @@ Sections (all by default):
 - ``recovery``: minbpe's merge recovery, cold and from its disk cache.
 - ``trainer``: 1 MB to 10,000 merges, tokconf's trainer against HF's BpeTrainer
   (:mod:`bench.trainer`).
+- ``corpus``: a generated corpus of 10^4 and 10^5 documents (10^6 without ``--quick``)
+  through ``--executor local`` and two Dask workers: documents per second, the client's
+  peak memory and CPU per document (:mod:`bench.corpus_scale`).
 - ``harness``: the default ``tokconf run`` on a fresh cache folder, first and second run
   (wall, CPU, peak RSS, harness overhead), the user's path with and without the unit
   cache, and
@@ -25,7 +28,7 @@ Sections (all by default):
 
 The tables go to standard output as they are measured; with ``--json`` the last line is
 one JSON object (``results``, ``worst_cases``, ``linearity``, ``recovery``, ``trainer``,
-``harness``, ``targets``, ``machine``); ``--markdown FILE`` writes the tables the README
+``harness``, ``corpus``, ``targets``, ``machine``); ``--markdown FILE`` writes the tables the README
 shows. Nothing here is a test and no time is asserted.
 """
 
@@ -49,7 +52,7 @@ from timing import best_time, linear_reference, measure_throughput, once  # noqa
 from harness.interface import Adapter  # noqa: E402
 from harness.registry import AdapterUnavailable, default_registry  # noqa: E402
 
-SECTIONS = ("throughput", "worst", "recovery", "trainer", "harness")
+SECTIONS = ("throughput", "worst", "recovery", "trainer", "harness", "corpus")
 
 #: tokconf's own encoders, whose worst cases must be linear (gpt2-encoder keeps GPT-2's
 #: quadratic algorithm on purpose and is bounded by a time limit instead: see its notes).
@@ -243,6 +246,14 @@ def targets(report: dict[str, Any]) -> list[dict[str, Any]]:
             add("the same with --no-cache, CPU s", run["user_path_no_cache"]["cpu_s"], 10.0)
         add("tokconf run harness share (wall)", run["harness_share"], 0.25)
         add("tokconf run harness share (CPU)", run["harness_cpu_share"], 0.25)
+    corpus = report.get("corpus")
+    if corpus:
+        # issue 25: the client's memory does not grow with the corpus; harness time per
+        # document at most a quarter of the adapters' own encode time
+        add("corpus client peak, 10^5 over 10^4 documents", corpus["client_peak_growth_1e4_to_1e5"], 1.10)
+        for row in corpus["rows"]:
+            if row["executor"] == "local":
+                add(f"corpus harness time / encode time, {row['documents']:,} documents", row["harness_over_encode"], 0.25)
     listing = report.get("harness", {}).get("list")
     if listing:
         add("tokconf list s", listing["list_s"], 0.5)
@@ -304,6 +315,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         t = report["trainer"]
         say(f"\ntrainer, {t['bytes']:,} bytes to {t['merges_asked']} merges, one thread: ours {t['ours_s']} s, "
             f"HF BpeTrainer {t['hf_s']} s, ratio {t['ratio_to_hf']}")
+    if "corpus" in sections:
+        from corpus_scale import figures
+
+        report["corpus"] = figures(quick=args.quick)
+        for row in report["corpus"]["rows"]:
+            say(f"\ncorpus {row['executor']} {row['documents']:,} documents: {row['docs_per_s']} docs/s, client peak "
+                f"{row['client_peak_mb']} MB, client CPU {row['client_cpu_us_per_doc']} us/document")
     report["targets"] = targets(report)
     say("\ntargets:")
     for t in report["targets"]:

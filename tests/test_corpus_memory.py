@@ -69,7 +69,7 @@ def _peak_rss_kb(tmp_path: Path, documents: int) -> tuple[int, Path]:
         [sys.executable, "-m", "harness", "run", "--plugin", "tests.bytes_adapters:adapters",
          "--impl", "test:utf8-bytes",
          "--no-isolate", "--no-cases", "--no-generated", "--no-every-token", "--executor", "local",
-         "--corpus", str(corpus), "--out", str(out), "--quiet"],
+         "--corpus", str(corpus), "--out", str(out), "--quiet", "--profile-harness"],
         cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(proc.pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
@@ -86,3 +86,5 @@ def test_the_client_peak_does_not_grow_with_the_corpus(tmp_path: Path) -> None:
     texts = {json.loads(line)["text"] for line in (tmp_path / f"corpus-{10**5}.jsonl").open(encoding="utf-8")}
     assert data["outcomes"]["inputs"] == len(texts)  # every distinct document, once
     assert not (folder / "outcomes.spool").exists()
+    profile = json.loads((folder / "harness-profile.json").read_text(encoding="utf-8"))
+    assert list(profile["phases_s"]) == ["select", "vocab", "cases", "corpus", "generated", "finish", "report"]

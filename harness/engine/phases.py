@@ -137,10 +137,12 @@ def _everyday_units(ctx: RunContext) -> list[PhaseUnit]:
             for source, cases in by_source.items() for chunk in chunked(cases, CASES_PER_TASK)]
 
 
-def _corpus(ctx: RunContext) -> None:
+def _corpus(ctx: RunContext) -> bool:
+    if ctx.corpus is None or not ctx.plan.corpus:
+        return False  # no mark: the harness profile names a corpus phase only when one ran
     ctx.runner.phase = "corpus"
-    if ctx.corpus is not None:
-        ctx.corpus.run()
+    ctx.corpus.run()
+    return True
 
 
 def _generated(ctx: RunContext) -> None:
@@ -200,7 +202,7 @@ def register_phase(phase: Phase, *, before: str | None = None) -> None:
     PHASES.update(items)
 
 
-for _phase in (Phase("vocab", _vocab, "vocab", True), Phase("cases", _cases, "cases", True), Phase("corpus", _corpus),
+for _phase in (Phase("vocab", _vocab, "vocab", True), Phase("cases", _cases, "cases", True), Phase("corpus", _corpus, "corpus"),
                Phase("generated", _generated, "generated", True),
                # after the generated phase, as the pytest suite orders phases that say their
                # units: the steered inputs aim at the same coverage under both front doors
