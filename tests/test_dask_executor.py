@@ -155,7 +155,9 @@ def test_a_killed_worker_leaves_the_report_unchanged(corpus4k: Path, local4k, cl
     assert comparable(folder) == expected
     assert executor(folder)["shards"] == 20
     client.wait_for_workers(2, timeout=60)  # the nanny started a new one
-    assert victim not in client.run(os.getpid).values()
+    # the scheduler may still list the killed worker (it noticed a missed heartbeat only
+    # 594 s later once, on a loaded machine): a broadcast to it fails, so it is left out
+    assert victim not in client.run(os.getpid, on_error="ignore").values()
 
 
 def test_an_interrupted_client_is_completed_by_resume(corpus4k: Path, local4k, cluster, tmp_path: Path) -> None:
