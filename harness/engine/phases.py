@@ -202,7 +202,8 @@ def register_phase(phase: Phase, *, before: str | None = None) -> None:
     PHASES.update(items)
 
 
-for _phase in (Phase("vocab", _vocab, "vocab", True), Phase("cases", _cases, "cases", True), Phase("corpus", _corpus, "corpus"),
+for _phase in (Phase("vocab", _vocab, "vocab", True), Phase("cases", _cases, "cases", True),
+               Phase("corpus", _corpus, "corpus"),
                Phase("generated", _generated, "generated", True),
                # after the generated phase, as the pytest suite orders phases that say their
                # units: the steered inputs aim at the same coverage under both front doors

@@ -50,13 +50,13 @@ def write_outcome_log(path: str | os.PathLike[str], inputs: Mapping[Any, dict], 
     """Write ``Runner.inputs`` (sorted, so the file is the same for the same run) merged,
     by streaming, with a corpus's :class:`~harness.report.outcome_spool.OutcomeSpool`
     (``spooled``, whose folder is removed once the log is written); returns the count."""
-    from harness.report.outcome_spool import combined, record_of
+    from harness.report.outcome_spool import combined, record_key, record_of
 
     held = sorted((record_of(text, policy, entry) for (text, policy), entry in inputs.items()),
-                  key=lambda r: (r["text"], r["policy"]))
+                  key=record_key)
     # the spool first: the corpus ran before every phase whose inputs are still in memory
     # (an input the cases saw first was combined into memory when the corpus met it)
-    rows = combined(heapq.merge(spooled.records(), held, key=lambda r: (r["text"], r["policy"]))) \
+    rows = combined(heapq.merge(spooled.records(), held, key=record_key)) \
         if spooled is not None else iter(held)
     count = 0
     with open_atomic(path) as handle, gzip.GzipFile(fileobj=handle, mode="wb", mtime=0) as out:

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
-__all__ = ["SPOOL_FOLDER", "OutcomeSpool", "combined", "record_of"]
+__all__ = ["SPOOL_FOLDER", "OutcomeSpool", "combined", "record_key", "record_of"]
 
 SPOOL_FOLDER = "outcomes.spool"
 BUFFER = 2048
@@ -59,7 +59,7 @@ def combined(records: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
     >>> [(r["text"], r["case"], r["outcomes"]) for r in combined(rows)]
     [('a', 'x', {'h': [2], 't': [1]}), ('b', 'z', {'t': [3]})]
     """
-    for _, group in itertools.groupby(records, key=_key):
+    for _, group in itertools.groupby(records, key=record_key):
         first = next(group)
         outcomes = dict(first["outcomes"])
         for later in group:
@@ -67,7 +67,8 @@ def combined(records: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
         yield {**first, "outcomes": dict(sorted(outcomes.items()))}
 
 
-def _key(record: Mapping[str, Any]) -> tuple[str, str]:
+def record_key(record: Mapping[str, Any]) -> tuple[str, str]:
+    """What the outcome log is sorted by, and one input is: (text, policy)."""
     return record["text"], record["policy"]
 
 
@@ -104,7 +105,7 @@ class OutcomeSpool:
     def add(self, record: dict[str, Any]) -> None:
         """One record (:func:`record_of`); an input seen before in the buffer is combined."""
         self.added += 1
-        key = _key(record)
+        key = record_key(record)
         held = self.pending.get(key)
         if held is None:
             self.pending[key] = record
@@ -149,7 +150,7 @@ class OutcomeSpool:
 
 def _merge(runs: list[_Run]) -> Iterator[dict[str, Any]]:
     """The runs' records in (text, policy) order; equal keys in run order (heapq.merge is stable)."""
-    return heapq.merge(*(_read(run.path) for run in runs), key=_key)
+    return heapq.merge(*(_read(run.path) for run in runs), key=record_key)
 
 
 def _read(path: Path) -> Iterator[dict[str, Any]]:

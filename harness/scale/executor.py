@@ -25,14 +25,13 @@ imported only when the run asks for it.
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from typing import Any, Iterable, Iterator, Sequence, TextIO
 
 from harness.run.parallel import merge
 from harness.scale.cluster import DaskMissing, ExecutorError, connect, disconnect, require_dask, worker_count
-from harness.scale.shards import Shard
+from harness.scale.shards import Shard, file_identity
 
 __all__ = ["DaskExecutor", "DaskMissing", "ExecutorError", "require_dask"]
 
@@ -96,15 +95,9 @@ class DaskExecutor:
         modification time): then shards name their byte ranges and workers read the
         documents themselves (:class:`harness.scale.shards.Source`), instead of the client
         sending the text. Said in ``run.executor.documents_read_by``."""
-        wanted = []
-        for file in files:
-            try:
-                stat = os.stat(file)
-            except OSError:
-                return False
-            if not os.path.isfile(file):
-                return False  # a pipe (--corpus /dev/stdin): only the client can read it
-            wanted.append((file, stat.st_size, stat.st_mtime_ns))
+        wanted = [(file, file_identity(file)) for file in files]
+        if any(identity is None for _, identity in wanted):
+            return False  # e.g. a pipe (--corpus /dev/stdin): only the client can read it
         try:
             seen = self.client.run(same_files, wanted) if wanted else {}
         except Exception:  # noqa: BLE001 - a worker that cannot answer gets the text, as before
@@ -305,13 +298,6 @@ class DaskExecutor:
                 "documents_read_by": s["read_by"]}
 
 
-def same_files(wanted: list[tuple[str, int, int]]) -> bool:
-    """On a worker: whether it sees each (file, size, mtime_ns) as the client did."""
-    for file, size, mtime_ns in wanted:
-        try:
-            stat = os.stat(file)
-        except OSError:
-            return False
-        if (stat.st_size, stat.st_mtime_ns) != (size, mtime_ns):
-            return False
-    return True
+def same_files(wanted: list[tuple[str, tuple[int, int]]]) -> bool:
+    """On a worker: whether it sees each file with the client's (size, mtime_ns)."""
+    return all(file_identity(file) == identity for file, identity in wanted)

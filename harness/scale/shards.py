@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from stat import S_ISREG
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator
 
 from harness.cases.corpus import CorpusOptions, Document, document_case, read_corpus, read_documents_at
 
-__all__ = ["DEFAULT_SHARD_SIZE", "Shard", "Source", "SourceChanged", "plan_shards"]
+__all__ = ["DEFAULT_SHARD_SIZE", "Shard", "Source", "SourceChanged", "file_identity", "plan_shards"]
 
 #: documents per shard: a few seconds of work on one worker for short documents, so the
 #: scheduler's round trip (milliseconds) is small beside it, and a lost shard costs little
@@ -65,11 +66,12 @@ class Source:
     mtime_ns: int
 
     def read(self) -> tuple[Any, ...]:
-        stat = os.stat(self.file)
-        if (stat.st_size, stat.st_mtime_ns) != (self.size, self.mtime_ns):
-            raise SourceChanged(f"{self.file} is not the file the client read ({stat.st_size} bytes, modified "
-                                f"{stat.st_mtime_ns} ns; the client saw {self.size} bytes, {self.mtime_ns} ns): "
-                                f"give every worker the same corpus files, or run without them in reach")
+        seen = file_identity(self.file)
+        if seen != (self.size, self.mtime_ns):
+            here = "missing or not a regular file" if seen is None else f"{seen[0]} bytes, modified {seen[1]} ns"
+            raise SourceChanged(f"{self.file} is not the file the client read ({here}; the client saw "
+                                f"{self.size} bytes, {self.mtime_ns} ns): give every worker the same corpus "
+                                f"files, or run without them in reach")
         documents = read_documents_at(self.file, self.options, offset=self.offset, number=self.number,
                                       count=self.count)
         return tuple(document_case(dataclasses.replace(d, file=self.name)) for d in documents)
@@ -77,6 +79,17 @@ class Source:
 
 class SourceChanged(Exception):
     """A worker's copy of a corpus file differs from the client's."""
+
+
+def file_identity(path: str) -> tuple[int, int] | None:
+    """``(size, mtime_ns)`` of a regular file, what client and workers compare to know they
+    see the same corpus; None for a missing file or one that is not regular (a pipe such
+    as ``/dev/stdin``, which only the client can read)."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return (stat.st_size, stat.st_mtime_ns) if S_ISREG(stat.st_mode) else None
 
 
 def plan_shards(paths: Iterable[str | os.PathLike[str]], options: CorpusOptions = CorpusOptions(), *,
@@ -105,10 +118,10 @@ def plan_shards(paths: Iterable[str | os.PathLike[str]], options: CorpusOptions 
 def _shard(index: int, documents: list[Document], options: CorpusOptions, *, by_reference: bool) -> Shard:
     size = sum(len(d.text.encode("utf-8", "surrogatepass")) for d in documents)
     first = documents[0]
-    if by_reference and all(d.file == first.file for d in documents) and os.path.isfile(first.file):
-        stat = os.stat(first.file)
+    identity = file_identity(first.file) if by_reference else None
+    if identity is not None and all(d.file == first.file for d in documents):
         source = Source(os.path.abspath(first.file), first.file, first.offset, first.number, len(documents), options,
-                        stat.st_size, stat.st_mtime_ns)
+                        *identity)
         return Shard(index, first.where, documents[-1].where, len(documents), size, source=source)
     cases = tuple(document_case(d) for d in documents)
     return Shard(index, first.where, documents[-1].where, len(documents), size, cases)
