@@ -25,6 +25,7 @@ import pytest
 distributed = pytest.importorskip("distributed")
 
 from tests.dask_corpus import write_corpus  # noqa: E402
+from tests.signal_state import signal_state
 
 ROOT = Path(__file__).resolve().parents[1]
 ADAPTERS = ["--impl", "tiktoken:cl100k_base", "--impl", "hf:cl100k_base", "--impl", "minbpe:cl100k_base",
@@ -169,12 +170,13 @@ def test_an_interrupted_client_is_completed_by_resume(corpus4k: Path, local4k, c
     process = subprocess.Popen(tokconf(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     try:
         wait_for_shards(tmp_path, 4, process)
+        state = f"when signalled, {signal_state(process.pid)}; pytest {signal_state()}"
         process.send_signal(signal.SIGINT)
         _, err = process.communicate(timeout=300)
     finally:
         if process.poll() is None:
             process.kill()
-    assert process.returncode == 130, err
+    assert process.returncode == 130, f"{state}\n{err}"
     folder = run_folder(tmp_path)
     stopped = json.loads((folder / "parity.json").read_text(encoding="utf-8"))
     assert stopped["run"]["incomplete"]["phase"] == "corpus"

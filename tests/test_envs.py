@@ -22,9 +22,9 @@ import pytest
 from harness.envs.store import EnvAdapter, Environment, save
 from harness.golden.format import read_golden
 from harness.registry import library_version
+from tests.env_cache import making_environments
 
 REPO = Path(__file__).resolve().parents[1]
-ENV_CACHE = Path(os.environ.get("TOKCONF_TEST_ENV_CACHE", Path.home() / ".cache" / "tokconf-test-envs"))
 
 
 def tokconf(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -85,14 +85,14 @@ def test_env_add_refuses_what_is_not_a_requirement(here_env) -> None:
 
 
 def _environment(requirement: str, name: str) -> dict[str, str]:
-    env = {**os.environ, "TOKCONF_CACHE_DIR": str(ENV_CACHE)}
-    listing = json.loads(tokconf("env", "list", "--json", env=env).stdout)
-    stale = [e for e in listing["environments"] if e["name"] == name and "api_requirements" not in e]
-    if stale:  # made by a tokconf that did not install what the library's API needs (numpy)
-        assert tokconf("env", "remove", name, env=env).returncode == 0
-    if stale or not any(e["name"] == name for e in listing["environments"]):
-        done = tokconf("env", "add", requirement, "--quiet", env=env)
-        assert done.returncode == 0, done.stdout + done.stderr
+    with making_environments() as env:
+        listing = json.loads(tokconf("env", "list", "--json", env=env).stdout)
+        stale = [e for e in listing["environments"] if e["name"] == name and "api_requirements" not in e]
+        if stale:  # made by a tokconf that did not install what the library's API needs (numpy)
+            assert tokconf("env", "remove", name, env=env).returncode == 0
+        if stale or not any(e["name"] == name for e in listing["environments"]):
+            done = tokconf("env", "add", requirement, "--quiet", env=env)
+            assert done.returncode == 0, done.stdout + done.stderr
     return env
 
 

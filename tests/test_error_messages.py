@@ -21,6 +21,7 @@ import pytest
 
 from harness.cases import corpus_check
 from harness.cases.corpus_check import first_invalid_utf8
+from tests.signal_state import signal_state
 
 # the console script's own body; -P keeps the current folder off sys.path as it does
 CONSOLE = [sys.executable, "-P", "-c", "import sys; from harness.cli import main; sys.exit(main(sys.argv[1:]))"]
@@ -160,10 +161,11 @@ def test_ctrl_c_during_snapshot_ends_with_one_line_saying_what_was_kept(tmp_path
             break
         seen += byte
     assert b"snapshot:" in seen, seen
+    state = f"when signalled, {signal_state(process.pid)}; pytest {signal_state()}"
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=600)
     stderr = (seen + err).decode("utf-8", "replace")
-    assert process.returncode == 128 + signal.SIGINT, stderr
+    assert process.returncode == 128 + signal.SIGINT, f"{state}\n{stderr}"
     assert "Traceback" not in stderr
     # what finished is kept as a partial golden that --resume completes (issue 22)
     assert re.fullmatch(r"snapshot interrupted by SIGINT \(Ctrl-C\): stopped after \d+ inputs; they are kept in "

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from harness.report.schema import validate_parity
+from tests.signal_state import signal_state
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -51,6 +52,7 @@ def test_sigterm_and_sigint_during_the_cases_leave_an_incomplete_report(tmp_path
         # a fixed width: the closing lines wrap to the terminal, and the test reads them whole
         procs[signum] = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                          text=True, env={**os.environ, "COLUMNS": "160"})
+    states = {}
     for signum, proc in procs.items():
         assert proc.stderr is not None
         for line in proc.stderr:  # the progress bar names each phase as it starts
@@ -58,11 +60,12 @@ def test_sigterm_and_sigint_during_the_cases_leave_an_incomplete_report(tmp_path
                 break
         else:
             pytest.fail(f"the run ended before its cases: {proc.communicate()}")
+        states[signum] = f"when signalled, {signal_state(proc.pid)}; pytest {signal_state()}"
         proc.send_signal(signum)
     for signum, proc in procs.items():
         # a stopped run writes its report in seconds; on a loaded machine it took over 120 s once
         stdout, stderr = proc.communicate(timeout=600)
-        assert proc.returncode == 128 + signum, stdout + stderr
+        assert proc.returncode == 128 + signum, f"{states[signum]}\n{stdout}{stderr}"
         # an interrupted run does not replace the last whole run's reports/latest
         latest = tmp_path / signum.name / "latest"
         assert (latest / "parity.json").read_text(encoding="utf-8") == "the last whole run"

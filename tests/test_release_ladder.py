@@ -11,15 +11,15 @@ long tier's 10^6-character runs through snapshot and gate.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.env_cache import making_environments
+
 REPO = Path(__file__).resolve().parents[1]
-ENV_CACHE = Path(os.environ.get("TOKCONF_TEST_ENV_CACHE", Path.home() / ".cache" / "tokconf-test-envs"))
 LADDER = ("0.9.0", "0.10.0", "0.11.0", "0.13.0")
 
 
@@ -29,17 +29,17 @@ def tokconf(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]
 
 @pytest.fixture(scope="module")
 def ladder() -> dict[str, str]:
-    env = {**os.environ, "TOKCONF_CACHE_DIR": str(ENV_CACHE)}
-    listed = {e["name"]: e for e in json.loads(tokconf("env", "list", "--json", env=env).stdout)["environments"]}
-    for version in LADDER:
-        name = f"tiktoken-{version}"
-        made = listed.get(name)
-        if made is not None and not made.get("api_requirements"):
-            assert tokconf("env", "remove", name, env=env).returncode == 0  # made without numpy
-            made = None
-        if made is None:
-            done = tokconf("env", "add", f"tiktoken=={version}", "--quiet", env=env)
-            assert done.returncode == 0, done.stdout + done.stderr
+    with making_environments() as env:
+        listed = {e["name"]: e for e in json.loads(tokconf("env", "list", "--json", env=env).stdout)["environments"]}
+        for version in LADDER:
+            name = f"tiktoken-{version}"
+            made = listed.get(name)
+            if made is not None and not made.get("api_requirements"):
+                assert tokconf("env", "remove", name, env=env).returncode == 0  # made without numpy
+                made = None
+            if made is None:
+                done = tokconf("env", "add", f"tiktoken=={version}", "--quiet", env=env)
+                assert done.returncode == 0, done.stdout + done.stderr
     return env
 
 
@@ -185,11 +185,11 @@ def test_tiktoken_0_3_2_is_called_with_the_sets_its_documentation_shows(tmp_path
     # its run with thousands of findings of that one quirk (14 divergences here before the
     # adapter passed sets); called as documented, none is left, and the quirk is one fixed
     # probe of the surface's attributes (what a golden's gate compares once)
-    env = {**os.environ, "TOKCONF_CACHE_DIR": str(ENV_CACHE)}
-    listed = {e["name"] for e in json.loads(tokconf("env", "list", "--json", env=env).stdout)["environments"]}
-    if "tiktoken-0.3.2" not in listed:
-        done = tokconf("env", "add", "tiktoken==0.3.2", "--quiet", env=env)
-        assert done.returncode == 0, done.stdout + done.stderr
+    with making_environments() as env:
+        listed = {e["name"] for e in json.loads(tokconf("env", "list", "--json", env=env).stdout)["environments"]}
+        if "tiktoken-0.3.2" not in listed:
+            done = tokconf("env", "add", "tiktoken==0.3.2", "--quiet", env=env)
+            assert done.returncode == 0, done.stdout + done.stderr
     done = tokconf("run", "--impl", "tiktoken@0.3.2:cl100k_base", "--impl", "tiktoken:cl100k_base", "--no-generated",
                    "--out", str(tmp_path), "--quiet", env=env)
     data = json.loads((tmp_path / "latest" / "parity.json").read_text(encoding="utf-8"))
