@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import signal
+import warnings
 from typing import Any, Iterator
 
 import pytest
@@ -18,6 +20,20 @@ def pytest_xdist_auto_num_workers(config: Any) -> int:
     return max(1, min(cores, _available_memory() // _WORKER_MEMORY_BYTES or 1))
 
 
+#: the files whose tests take longest (a fresh-clone CI run, 2026-12-02: each 4 to 10
+#: minutes), collected first: a file's tests run on one worker (--dist loadfile), so a long
+#: file handed out last would keep one worker busy while the other has nothing left to do
+_LONGEST_FIRST = ("test_conformance.py", "test_reproduce_every_kind.py", "test_selftest_dropin.py",
+                  "test_selftest.py", "test_release_ladder.py", "test_envs.py", "test_engine.py",
+                  "test_everyday_faults.py", "test_dask_executor.py", "test_reproduce.py")
+
+
+def pytest_collection_modifyitems(config: Any, items: list[pytest.Item]) -> None:
+    """The longest files first (:data:`_LONGEST_FIRST`), each file's tests kept in their order."""
+    rank = {name: i for i, name in enumerate(_LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
 def _available_memory() -> int:
     """MemAvailable from /proc/meminfo, in bytes; a huge number where there is none (not Linux)."""
     try:
@@ -31,6 +47,25 @@ def _available_memory() -> int:
 
 
 @pytest.fixture(autouse=True)
+def _signals_stay_in_their_test(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test that leaves this process ignoring Ctrl-C leaves every later child ignoring it
+    too (an ignored signal is inherited through exec, and Python then installs no
+    KeyboardInterrupt): a pytest-xdist worker was seen ignoring SIGINT, and a ``tokconf``
+    child it started ran on through its Ctrl-C. Put the handlers back, and say who."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:  # a module or session fixture did it
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        warnings.warn(f"SIGINT was ignored before {request.node.nodeid}; Ctrl-C raises again", stacklevel=1)
+    before = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+    yield
+    for signum, handler in before.items():
+        now = signal.getsignal(signum)
+        if now != handler:
+            signal.signal(signum, handler)
+            warnings.warn(f"{request.node.nodeid} left {signal.Signals(signum).name} handled by {now!r}; "
+                          f"put back {handler!r}", stacklevel=1)
+
+
+@pytest.fixture(autouse=True)
 def _plugins_stay_in_their_test() -> Iterator[None]:
     """A test that runs ``tokconf run --plugin`` in this process loads the plugin into the
     process-wide registry, and a plugin's adapters join every run of that registry: a later
@@ -41,3 +76,14 @@ def _plugins_stay_in_their_test() -> Iterator[None]:
 
     if default_registry().plugin_names():
         reset_default_registry()
+
+
+@pytest.fixture(autouse=True)
+def _source_roots_stay_in_their_test() -> Iterator[None]:
+    """``--source-root`` (and ``set_source_root``) is process-wide: a test that points it at
+    its own temporary folder made the minbpe source adapters of the next test file that ran
+    in the same pytest-xdist worker look there."""
+    yield
+    from implementations.source import roots
+
+    roots._root_override.clear()

@@ -240,7 +240,10 @@ def _both_fronts(tmp_path: Path, plugin: str, *extra: tuple[str, ...]) -> tuple[
     pytest_flags = [f for flag, *value in extra for f in (flag.replace("--", "--tokconf-", 1), *value)]
     under_pytest = subprocess.run([sys.executable, "-m", "pytest", "--tokconf-plugin", plugin, "--tokconf-impl",
                                    "tiktoken:cl100k_base", "--tokconf-shrink-seconds", "0", *pytest_flags,
-                                   "--tokconf-report", str(tmp_path / "pytest"), "-p", "no:cacheprovider", "-q"],
+                                   "--tokconf-report", str(tmp_path / "pytest"), "-p", "no:cacheprovider", "-q",
+                                   # a path among the flags makes this repository the rootdir, and
+                                   # its addopts (-n auto) would split the items over processes
+                                   "-n", "0"],
                                   cwd=tmp_path / "project", capture_output=True, text=True, timeout=3600, env=env)
     assert under_pytest.returncode == 1, under_pytest.stdout[-3000:]
     assert "tokconf: parity report: " in under_pytest.stdout and "(exit 1)" in under_pytest.stdout

@@ -108,7 +108,7 @@ def test_generated_items_are_slices_of_the_runs_own_inputs(project: pytest.Pytes
     assert ids[:2] == ["tokconf::vocab[tiktoken:cl100k_base]", "tokconf::vocab[wrong:rstrip]"]
     # the plan's order: vocabulary, generated, steered, every token, then the everyday text
     phases = [i.split("::")[1].split("[")[0] for i in ids]
-    assert phases == sorted(phases, key=["vocab", "generated", "steered", "every-token", "everyday"].index), phases
+    assert phases == sorted(phases, key=["vocab", "generated", "steered", "every-token", "everyday", "long"].index), phases
     assert ids[2].startswith("tokconf::generated[cl100k_base]::") and "tokconf::steered" in ids
     assert "tokconf::everyday[prose#0-23]" in ids
     assert [i for i in ids if "every-token" in i] == ["tokconf::every-token[tiktoken:cl100k_base]",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -97,7 +98,10 @@ def test_a_missing_module_says_where_it_looked_and_how_to_add_one(tmp_path: Path
     result = tokconf("run", "--plugin", "mypkg.adapter:factory", cwd=tmp_path)
     assert result.returncode == 2
     message = result.stderr.strip()
-    searched = [p for p in dict.fromkeys(sys.path[1:]) if p and p != str(tmp_path) and os.path.isdir(p)]
+    # the console script's own path (this process's differs: a pytest-xdist worker's has more)
+    child_path = json.loads(subprocess.run([sys.executable, "-c", "import json, sys; print(json.dumps(sys.path))"],
+                                           cwd=tmp_path, capture_output=True, text=True, check=True).stdout)
+    searched = [p for p in dict.fromkeys(child_path[1:]) if p and p != str(tmp_path) and os.path.isdir(p)]
     assert message.startswith(
         f"tokconf run: error: --plugin mypkg.adapter:factory: no module named 'mypkg'; searched the current "
         f"folder {tmp_path} and Python's path: ")

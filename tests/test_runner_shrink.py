@@ -8,7 +8,7 @@ from harness.calls import Calls, InProcess
 from harness.checks.base import ORDINARY, Finding, Subject
 from harness.checks import run_text_check
 from harness.generate.minimise import shrink_finding, shrinkable
-from harness.generate.shrink import shrink, simplicity
+from harness.generate.shrink import shrink, shrink_text, simplicity
 from tests.wrong_adapters import toy
 
 
@@ -47,6 +47,30 @@ def test_same_input_same_result_and_no_text_tried_twice() -> None:
     assert first == "7"
     assert len(seen) == len(set(seen))
     assert shrink("12345678907", lambda s: "7" in s) == first
+
+
+def test_a_length_threshold_on_a_long_document_shrinks_by_its_ends_in_few_calls() -> None:
+    # a drop-in that loses the last character of inputs over 50,000 characters, seen on a
+    # 10^5-character document whose unit is too long for the runs pass: ddmin alone spent
+    # its whole minute (1,500 calls on 50,000-character texts) and kept 800 MB of them
+    document = "The report was due on Monday, so Mara read logs.\n" * 2100
+    calls: list[int] = []
+
+    def fails(s: str) -> bool:
+        calls.append(len(s))
+        return len(s) > 50_000
+
+    shrunk = shrink_text(document, fails)
+    assert len(shrunk.text) == 50_001 and not shrunk.timed_out
+    assert shrunk.text == document[:50_001][-50_001:]  # the prefix, then its suffix
+    # two bisections of 17 tries each, then ddmin up to 64 chunks (2 + 4 + ... + 64 = 126)
+    assert len(calls) == shrunk.calls <= 17 * 2 + 126, len(calls)
+
+
+def test_a_long_text_keeps_its_trigger_inside() -> None:
+    # a fault at one character deep inside a long text: the ends come in to it
+    text = "a" * 40_000 + "\u0301" + "b" * 40_000
+    assert shrink(text, lambda s: "\u0301" in s) == "\u0301"
 
 
 def test_call_budget_is_respected() -> None:

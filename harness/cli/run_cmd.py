@@ -49,10 +49,12 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-generated", action="store_true", help="run only the cases")
     parser.add_argument("--no-everyday", action="store_true",
                         help="skip the everyday-text documents (docs/everyday.md); --no-generated skips them too")
-    parser.add_argument("--default-long", action="store_true",
-                        help="add one 10^5-character input per class (letters, digits, spaces, whitespace, CJK, "
-                             "emoji, a document) per encoding, on every adapter under the per-call timeout "
-                             "(--long adds the 10^6 tier; docs/every-token.md)")
+    parser.add_argument("--default-long", action=argparse.BooleanOptionalAction, default=True,
+                        help="one 10^5-character input per class (letters, digits, spaces, whitespace, CJK, "
+                             "emoji, a document) per encoding, on every adapter under the per-call timeout, "
+                             "through the IDs, round trip and decode checks: on with the generated inputs "
+                             "under the ci profile; --no-default-long leaves them out (--long runs the 10^6 "
+                             "tier through every check; docs/every-token.md)")
     parser.add_argument("--no-every-token", action="store_true",
                         help="skip the every-token phase (every ID of each reference through every adapter; "
                              "on under the ci and nightly profiles, off under dev)")

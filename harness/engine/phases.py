@@ -177,12 +177,16 @@ def _long_finish(ctx: RunContext) -> None:
 
 def _long_options(ctx: RunContext) -> Any:
     """The tier's sizes with ``--long`` (or nightly); else the default run's 10^5-character
-    inputs with ``default_long``; else None."""
+    inputs (``default_long``, on unless ``--no-default-long``); else None. Like every token,
+    they go with the generated inputs (not under ``--no-generated``) and are not part of
+    the ``dev`` profile's quick look."""
     from harness.generate.long_inputs import DEFAULT_LONG, LongOptions
 
     if ctx.long:
         return LongOptions(lengths=ctx.plan.long_sizes)
-    return DEFAULT_LONG if ctx.plan.default_long else None
+    if ctx.plan.default_long and ctx.profile != "dev" and "generated" in ctx.plan.phases:
+        return DEFAULT_LONG
+    return None
 
 
 PHASES: dict[str, Phase] = {}

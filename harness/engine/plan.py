@@ -91,8 +91,9 @@ class Plan:
     #: the lengths the long tier climbs (every kind of input at each)
     long_sizes: tuple[int, ...] = LONG_LENGTHS
     #: the default run's long inputs (10^5 characters per class,
-    #: :data:`harness.generate.long_inputs.DEFAULT_LONG`) when the long tier is off
-    default_long: bool = False
+    #: :data:`harness.generate.long_inputs.DEFAULT_LONG`) when the long tier is off: with
+    #: the generated inputs, under the ci profile
+    default_long: bool = True
     corpus: tuple[str, ...] = ()
     corpus_options: CorpusOptions = field(default_factory=CorpusOptions)
     limits: Limits = field(default_factory=Limits)

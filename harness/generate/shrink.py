@@ -14,6 +14,14 @@ for long repeated runs and followed by two cheap passes:
    length thresholds do, that more repetitions fail too; a count is only ever accepted
    when the predicate says it fails). A million-space input needs about twenty tries
    here, where ddmin would need tens of thousands.
+0b. **ends**: a text still at least :data:`~harness.cases.model.LONG_TEXT_CHARS` long
+   has its shortest failing prefix bisected, then its shortest failing suffix (each
+   accepted only when the predicate says it fails): a length threshold on any long text
+   (a unit too long for pass 0, a document) in about forty tries. If it is still that
+   long, dropping single code points cannot make it shorter in any budget (every try is a
+   call on a long text, tens of thousands of them), so ddmin stops at 64 chunks and pass 2
+   is left out: it is as short as its length lets it be. Passes 3 and 4 still run when it
+   is made of a few runs (a million spaces: a handful of calls), not on a document.
 1. **ddmin**: split the text into ``n`` chunks; try dropping each chunk (keep the
    complement); on success restart with fewer chunks, otherwise double ``n`` until the
    chunks are single code points. Dropping a chunk equal to the chunk just before it
@@ -50,14 +58,20 @@ a bug about trailing whitespace, where the simplify pass turns a tab into a spac
     >>> shrink("xyz\\t", lambda s: s[-1:].isspace())
     ' '
 
-and a length threshold on a long run, found by bisecting the run::
+a length threshold on a long run, found by bisecting the run::
 
     >>> len(shrink(" " * 100000 + "x", lambda s: s.count(" ") >= 4321 and s.endswith("x")))
     4322
+
+and one on a long text with no short unit, found by bisecting its ends::
+
+    >>> len(shrink("The cat sat. " * 9000, lambda s: len(s) > 50000))
+    50001
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 import time
 from dataclasses import dataclass
@@ -121,9 +135,20 @@ class _Budget:
         self._predicate = predicate
         self._max = max_calls
         self._deadline = None if max_seconds is None else time.monotonic() + max_seconds
-        self._seen: dict[str, bool] = {}
+        # long candidates are remembered by digest: a minute of shrinking a 10^5-character
+        # finding once kept 800 MB of tried texts
+        self._seen: dict[str | bytes, bool] = {}
         self.calls = 0
         self.timed_out = False
+
+    @staticmethod
+    def _key(text: str) -> str | bytes:
+        if len(text) < 1024:
+            return text
+        return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=20).digest()
+
+    def known_to_fail(self, text: str) -> None:
+        self._seen[self._key(text)] = True
 
     @property
     def exhausted(self) -> bool:
@@ -134,11 +159,12 @@ class _Budget:
         return self.timed_out
 
     def tried(self, text: str) -> bool:
-        return text in self._seen
+        return self._key(text) in self._seen
 
     def fails(self, text: str) -> bool:
-        if text in self._seen:
-            return self._seen[text]
+        key = self._key(text)
+        if key in self._seen:
+            return self._seen[key]
         if self.exhausted:
             return False
         self.calls += 1
@@ -150,7 +176,7 @@ class _Budget:
             # a predicate that blows up on a candidate tells us nothing about it: keep the
             # last known failing text rather than chase a different problem
             result = False
-        self._seen[text] = result
+        self._seen[key] = result
         return result
 
 
@@ -169,14 +195,59 @@ def shrink_text(text: str, fails: Callable[[str], bool], *, max_calls: int = 200
                 max_seconds: float | None = None) -> Shrunk:
     """:func:`shrink`, saying how many calls it made and whether time ran out."""
     budget = _Budget(fails, max_calls, max_seconds)
-    budget._seen[text] = True
+    budget.known_to_fail(text)
     text = _halve_runs(text, budget)
+    if len(text) >= LONG_TEXT_CHARS:
+        text = _trim_ends(text, budget)
     current = list(text)
+    if len(current) >= LONG_TEXT_CHARS:
+        current = _ddmin(current, budget, max_chunks=64)
+        if _exposed(current) <= _MAX_EXPOSED:  # a few runs: simplifying them is a few calls
+            current = _simplify(current, budget)
+            current = _canonical(current, budget)
+        return Shrunk("".join(current), budget.calls, budget.timed_out)
     current = _ddmin(current, budget)
     current = _one_by_one(current, budget)
     current = _simplify(current, budget)
     current = _canonical(current, budget)
     return Shrunk("".join(current), budget.calls, budget.timed_out)
+
+
+#: passes 3 and 4 on a long text only when they try at most this many single code points
+_MAX_EXPOSED = 256
+
+
+def _exposed(chars: list[str]) -> int:
+    """How many code points passes 3 and 4 try one at a time: those not inside a run.
+
+    >>> _exposed(list(" " * 20000)), _exposed(list("ab" * 10 + "xyz"))
+    (2, 5)
+    """
+    interior = 0
+    for start, unit, count in runs("".join(chars)):
+        interior += max(0, len(unit) * count - 2)
+    return len(chars) - interior
+
+
+def _trim_ends(text: str, budget: _Budget) -> str:
+    """The shortest failing prefix of ``text``, then that prefix's shortest failing suffix
+    (bisected: assumes that a longer one fails too, accepts only what fails)."""
+    low, high = 0, len(text)  # text[:high] is known to fail
+    while low < high and not budget.exhausted:
+        middle = (low + high) // 2
+        if budget.fails(text[:middle]):
+            high = middle
+        else:
+            low = middle + 1
+    text = text[:high]
+    low, high = 0, len(text)  # text[len(text) - high:] is known to fail
+    while low < high and not budget.exhausted:
+        middle = (low + high) // 2
+        if budget.fails(text[len(text) - middle:]):
+            high = middle
+        else:
+            low = middle + 1
+    return text[len(text) - high:]
 
 
 def _halve_runs(text: str, budget: _Budget) -> str:
@@ -195,9 +266,9 @@ def _halve_runs(text: str, budget: _Budget) -> str:
     return text
 
 
-def _ddmin(chars: list[str], budget: _Budget) -> list[str]:
+def _ddmin(chars: list[str], budget: _Budget, *, max_chunks: int | None = None) -> list[str]:
     n = 2
-    while chars and not budget.exhausted:
+    while chars and not budget.exhausted and (max_chunks is None or n <= max_chunks):
         size = max(1, len(chars) // n)
         starts = list(range(0, len(chars), size))
         reduced = False

@@ -48,8 +48,9 @@ processes (``--tokconf-isolate``, ``--tokconf-no-isolate``, ``--tokconf-timeout`
 documented cases) and every case item ahead over N processes, each item then judged as
 it runs. ``--tokconf-long`` adds the cases tagged long and the long tier of ``tokconf run
 --long``, one item per (encoding, kind): ``tokconf::long[cl100k_base:spaces]``;
-``--tokconf-default-long`` the default run's long inputs; ``--tokconf-no-every-token``
-leaves out the every-token items (one per adapter, not under the dev profile).
+the default run's long inputs are items of the same kind (``--tokconf-no-default-long``
+leaves them out); ``--tokconf-no-every-token`` leaves out the every-token items (one per
+adapter; neither is under the dev profile).
 
 ``--tokconf-golden FILE`` adds one item that gates on a golden (``tokconf snapshot``),
 ``--tokconf-update-golden`` rewrites it instead (:mod:`harness.pytest.golden`).
@@ -69,7 +70,7 @@ __all__ = ["SuiteRequest", "tokconf_suite"]
 _OPTIONS = ("tokconf_impl", "tokconf_encoding", "tokconf_cases", "tokconf_plugin", "tokconf_reference",
             "tokconf_report", "tokconf_profile", "tokconf_no_generated", "tokconf_jobs", "tokconf_isolate",
             "tokconf_no_isolate", "tokconf_timeout", "tokconf_memory_limit", "tokconf_long", "tokconf_long_sizes",
-            "tokconf_shrink_seconds", "tokconf_encoding_file", "tokconf_no_every_token", "tokconf_default_long",
+            "tokconf_shrink_seconds", "tokconf_encoding_file", "tokconf_no_every_token", "tokconf_no_default_long",
             "tokconf_no_cache", "tokconf_no_everyday")
 _SUITES = pytest.StashKey[dict]()
 _USED = pytest.StashKey[list]()
@@ -151,8 +152,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="no everyday-text items, as tokconf run --no-everyday")
     group.addoption("--tokconf-no-cache", action="store_true", default=False,
                     help="ask every adapter again, as tokconf run --no-cache")
-    group.addoption("--tokconf-default-long", action="store_true", default=False,
-                    help="the default run's long inputs (10^5 characters per class), as tokconf run --default-long")
+    group.addoption("--tokconf-no-default-long", action="store_true", default=False,
+                    help="no default long inputs (10^5 characters per class), as tokconf run --no-default-long")
     group.addoption("--tokconf-golden", metavar="FILE", default=None,
                     help="gate on a golden (tokconf snapshot): one item that fails on any changed outcome")
     group.addoption("--tokconf-update-golden", action="store_true", default=False,
@@ -186,7 +187,7 @@ def _options(config: pytest.Config, request: SuiteRequest) -> Any:
         every_token=not get("tokconf_no_every_token"),
         cache=not get("tokconf_no_cache"),
         everyday=not get("tokconf_no_everyday"),
-        default_long=bool(get("tokconf_default_long")),
+        default_long=not get("tokconf_no_default_long"),
         jobs=jobs,
         isolate="all" if get("tokconf_isolate") else "none" if get("tokconf_no_isolate") else "auto",
         timeout_s=get("tokconf_timeout") or 60.0,
@@ -343,6 +344,17 @@ class UnavailableItem(_TokconfItem):
 
     def runtest(self) -> None:
         raise TokconfFailure(f"asked for, but cannot run (nothing of it was tested): {self.reason}")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # pytest-xdist runs the items in several processes, and each would hold a part of the
+    # run: the report would be one worker's share, or none (the controller runs no item)
+    if config.getoption("tokconf_report", default=None) and not hasattr(config, "workerinput") \
+            and getattr(config.option, "dist", "no") != "no":
+        raise pytest.UsageError(
+            "--tokconf-report writes one report of the items that ran, and pytest-xdist runs them in "
+            f"several processes (-n {getattr(config.option, 'numprocesses', '?')}, --dist {config.option.dist}): "
+            "add -n 0 to run them in this one")
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:

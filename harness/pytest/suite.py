@@ -77,8 +77,8 @@ class SuiteOptions:
     long: bool = False
     #: the lengths of the long tier
     long_sizes: tuple[int, ...] = LONG_LENGTHS
-    #: the default run's long inputs (``tokconf run --default-long``)
-    default_long: bool = False
+    #: the default run's long inputs (``--tokconf-no-default-long``: off, as ``tokconf run --no-default-long``)
+    default_long: bool = True
     #: time bound of shrinking one finding (None: no bound)
     shrink_seconds: float | None = DEFAULT_SHRINK_SECONDS
 

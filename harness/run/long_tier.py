@@ -95,7 +95,7 @@ def run_unit(runner: Any, unit: LongUnit) -> dict[str, int]:
         for name in taking:
             calls[name].reset()
         for name in taking:
-            runner.run_generated_input(text, calls[name], reference)
+            runner.run_generated_input(text, calls[name], reference, checks=unit.options.checks)
             reach[name] = len(text)
     return reach
 

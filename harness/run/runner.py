@@ -46,7 +46,7 @@ and :meth:`Runner.settle`, is the runner's public contract.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 from harness.calls import Calls
 from harness.cases.model import CHECKS, Case, DocumentedDivergence, Policy
@@ -336,11 +336,13 @@ class Runner:
         total = sum(counts)
         self.jobs.run("generated", tasks, progress=lambda n: self.progress(phase, sum(counts[:n]), total))
 
-    def run_generated_input(self, text: str, adapter: Calls, reference: Calls, *, trace: bool = False) -> None:
+    def run_generated_input(self, text: str, adapter: Calls, reference: Calls, *, trace: bool = False,
+                            checks: Sequence[str] | None = None) -> None:
+        """``text`` through ``checks`` (default: every generated check) on ``adapter``."""
         if not self.out_of_domain.inside(adapter, reference, text):
             return
         self._note_input(text, ORDINARY, adapter, "generated", None)
-        for check in GENERATED_CHECKS:
+        for check in GENERATED_CHECKS if checks is None else checks:
             result = run_text_check(check, Subject(text, ORDINARY, adapter, reference))
             cell = self.cell(adapter.name, check)
             if result == UNSUPPORTED:
