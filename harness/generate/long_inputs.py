@@ -21,7 +21,8 @@ from dataclasses import dataclass
 
 from harness.cases.model import GeneratedText
 
-__all__ = ["DEFAULT_LONG", "DEFAULT_LONG_CHECKS", "KINDS", "LONG_KINDS", "LONG_LENGTHS", "LongOptions", "long_text", "parse_sizes"]
+__all__ = ["DEFAULT_LONG", "DEFAULT_LONG_CHECKS", "KINDS", "LONG_KINDS", "LONG_LENGTHS", "LongOptions", "long_text",
+           "parse_sizes"]
 
 #: kind -> the unit repeated. ``mixed`` cycles through every other kind's unit.
 LONG_KINDS: dict[str, str] = {
