@@ -47,10 +47,11 @@ def test_a_second_run_reads_the_every_token_units_and_finds_the_same(tmp_path: P
     assert code == 0
     assert first["run"]["cache"]["used"] and first["run"]["cache"]["from_cache"] == {}
     stored = first["run"]["cache"]["stored"]
-    assert stored >= 2 and len(list((cache_dir / "units").iterdir())) == stored  # every token, generated texts
+    # every token, generated texts, the default long inputs
+    assert stored >= 3 and len(list((cache_dir / "units").iterdir())) == stored
     code, second = _run(tmp_path, "second", "--impl", "tiktoken:r50k_base")
     assert code == 0
-    assert second["run"]["cache"]["from_cache"] == {"tiktoken:r50k_base": ["every-token", "generated"]}
+    assert second["run"]["cache"]["from_cache"] == {"tiktoken:r50k_base": ["every-token", "generated", "long"]}
     assert second["run"]["cache"]["stored"] == 0
     assert _verdicts(second) == _verdicts(first)
     assert second["coverage"]["tiktoken:r50k_base"]["vocab"]["fraction"] == 1.0  # every ID counted, as asked
