@@ -39,3 +39,8 @@ def signal_state(pid: int | None = None) -> str:
             "ignored" if masks.get("SigIgn", 0) & bit else "caught" if masks.get("SigCgt", 0) & bit else "default")
         states.append(f"{signal.Signals(signum).name} {state}")
     return f"pid {pid}: " + ", ".join(states)
+
+
+def when_signalled(pid: int) -> str:
+    """The line a signal test keeps, read just before it signals ``pid``: the child's state and pytest's."""
+    return f"when signalled, {signal_state(pid)}; pytest {signal_state()}"

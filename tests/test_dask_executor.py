@@ -25,7 +25,7 @@ import pytest
 distributed = pytest.importorskip("distributed")
 
 from tests.dask_corpus import write_corpus  # noqa: E402
-from tests.signal_state import signal_state
+from tests.signal_state import when_signalled
 
 ROOT = Path(__file__).resolve().parents[1]
 ADAPTERS = ["--impl", "tiktoken:cl100k_base", "--impl", "hf:cl100k_base", "--impl", "minbpe:cl100k_base",
@@ -170,7 +170,7 @@ def test_an_interrupted_client_is_completed_by_resume(corpus4k: Path, local4k, c
     process = subprocess.Popen(tokconf(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     try:
         wait_for_shards(tmp_path, 4, process)
-        state = f"when signalled, {signal_state(process.pid)}; pytest {signal_state()}"
+        state = when_signalled(process.pid)
         process.send_signal(signal.SIGINT)
         _, err = process.communicate(timeout=300)
     finally:

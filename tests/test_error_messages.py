@@ -21,7 +21,7 @@ import pytest
 
 from harness.cases import corpus_check
 from harness.cases.corpus_check import first_invalid_utf8
-from tests.signal_state import signal_state
+from tests.signal_state import when_signalled
 
 # the console script's own body; -P keeps the current folder off sys.path as it does
 CONSOLE = [sys.executable, "-P", "-c", "import sys; from harness.cli import main; sys.exit(main(sys.argv[1:]))"]
@@ -161,7 +161,7 @@ def test_ctrl_c_during_snapshot_ends_with_one_line_saying_what_was_kept(tmp_path
             break
         seen += byte
     assert b"snapshot:" in seen, seen
-    state = f"when signalled, {signal_state(process.pid)}; pytest {signal_state()}"
+    state = when_signalled(process.pid)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=600)
     stderr = (seen + err).decode("utf-8", "replace")

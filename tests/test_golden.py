@@ -17,7 +17,7 @@ import pytest
 
 from harness.golden.format import GoldenAdapter, GoldenError, GoldenHeader, GoldenWriter, read_golden
 from harness.outcomes import Outcome
-from tests.signal_state import signal_state
+from tests.signal_state import when_signalled
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -319,7 +319,7 @@ def test_a_snapshot_stopped_by_sigterm_keeps_a_partial_golden_that_resume_comple
         char = process.stderr.read(1)
         assert char, seen
         seen += char
-    state = f"when signalled, {signal_state(process.pid)}; pytest {signal_state()}"
+    state = when_signalled(process.pid)
     process.send_signal(signal.SIGTERM)
     _, rest = process.communicate(timeout=600)
     assert process.returncode == 128 + signal.SIGTERM, f"{state}\n{seen}{rest}"

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from harness.report.schema import validate_parity
-from tests.signal_state import signal_state
+from tests.signal_state import when_signalled
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -60,7 +60,7 @@ def test_sigterm_and_sigint_during_the_cases_leave_an_incomplete_report(tmp_path
                 break
         else:
             pytest.fail(f"the run ended before its cases: {proc.communicate()}")
-        states[signum] = f"when signalled, {signal_state(proc.pid)}; pytest {signal_state()}"
+        states[signum] = when_signalled(proc.pid)
         proc.send_signal(signum)
     for signum, proc in procs.items():
         # a stopped run writes its report in seconds; on a loaded machine it took over 120 s once
