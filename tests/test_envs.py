@@ -22,7 +22,7 @@ import pytest
 from harness.envs.store import EnvAdapter, Environment, save
 from harness.golden.format import read_golden
 from harness.registry import library_version
-from tests.env_cache import making_environments
+from tests.env_cache import environments
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -84,21 +84,9 @@ def test_env_add_refuses_what_is_not_a_requirement(here_env) -> None:
 # -- network: real other releases -------------------------------------------------------------
 
 
-def _environment(requirement: str, name: str) -> dict[str, str]:
-    with making_environments() as env:
-        listing = json.loads(tokconf("env", "list", "--json", env=env).stdout)
-        stale = [e for e in listing["environments"] if e["name"] == name and "api_requirements" not in e]
-        if stale:  # made by a tokconf that did not install what the library's API needs (numpy)
-            assert tokconf("env", "remove", name, env=env).returncode == 0
-        if stale or not any(e["name"] == name for e in listing["environments"]):
-            done = tokconf("env", "add", requirement, "--quiet", env=env)
-            assert done.returncode == 0, done.stdout + done.stderr
-    return env
-
-
 @pytest.fixture(scope="session")
 def tiktoken_0_9_0() -> dict[str, str]:
-    return _environment("tiktoken==0.9.0", "tiktoken-0.9.0")
+    return environments({"tiktoken-0.9.0": "tiktoken==0.9.0"})
 
 
 OLD_AND_NEW = ["--impl", "tiktoken:cl100k_base", "--impl", "tiktoken@0.9.0:cl100k_base",
@@ -184,7 +172,7 @@ def test_the_same_difference_shows_in_the_gate_of_a_golden_made_with_the_old_rel
 
 @pytest.fixture(scope="session")
 def transformers_4() -> tuple[dict[str, str], str]:
-    env = _environment("transformers<5", "transformers-lt5")
+    env = environments({"transformers-lt5": "transformers<5"})
     envs = json.loads(tokconf("env", "list", "--json", env=env).stdout)["environments"]
     # the environment also has transformers 4's hf-transformers:ENC converters
     (slow,) = [a["name"] for e in envs if e["name"] == "transformers-lt5" for a in e["adapters"]

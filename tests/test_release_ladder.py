@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.env_cache import making_environments
+from tests.env_cache import environments
 
 REPO = Path(__file__).resolve().parents[1]
 LADDER = ("0.9.0", "0.10.0", "0.11.0", "0.13.0")
@@ -29,18 +29,7 @@ def tokconf(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]
 
 @pytest.fixture(scope="module")
 def ladder() -> dict[str, str]:
-    with making_environments() as env:
-        listed = {e["name"]: e for e in json.loads(tokconf("env", "list", "--json", env=env).stdout)["environments"]}
-        for version in LADDER:
-            name = f"tiktoken-{version}"
-            made = listed.get(name)
-            if made is not None and not made.get("api_requirements"):
-                assert tokconf("env", "remove", name, env=env).returncode == 0  # made without numpy
-                made = None
-            if made is None:
-                done = tokconf("env", "add", f"tiktoken=={version}", "--quiet", env=env)
-                assert done.returncode == 0, done.stdout + done.stderr
-    return env
+    return environments({f"tiktoken-{version}": f"tiktoken=={version}" for version in LADDER})
 
 
 def _cases_by_release(data: dict) -> dict[str, set[str]]:
@@ -185,11 +174,7 @@ def test_tiktoken_0_3_2_is_called_with_the_sets_its_documentation_shows(tmp_path
     # its run with thousands of findings of that one quirk (14 divergences here before the
     # adapter passed sets); called as documented, none is left, and the quirk is one fixed
     # probe of the surface's attributes (what a golden's gate compares once)
-    with making_environments() as env:
-        listed = {e["name"] for e in json.loads(tokconf("env", "list", "--json", env=env).stdout)["environments"]}
-        if "tiktoken-0.3.2" not in listed:
-            done = tokconf("env", "add", "tiktoken==0.3.2", "--quiet", env=env)
-            assert done.returncode == 0, done.stdout + done.stderr
+    env = environments({"tiktoken-0.3.2": "tiktoken==0.3.2"})
     done = tokconf("run", "--impl", "tiktoken@0.3.2:cl100k_base", "--impl", "tiktoken:cl100k_base", "--no-generated",
                    "--out", str(tmp_path), "--quiet", env=env)
     data = json.loads((tmp_path / "latest" / "parity.json").read_text(encoding="utf-8"))
