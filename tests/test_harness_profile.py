@@ -52,6 +52,24 @@ def test_the_summary_adds_up() -> None:
     assert s["adapter_calls"] == 1 and s["peak_rss_mb"] > 0
 
 
+def test_each_phase_keeps_the_call_time_spent_in_it() -> None:
+    demo = Calls(InProcess(default_registry().get("bytebpe:demo")))
+    profile = HarnessProfile()
+    profile.instrument([demo])
+    demo.encode("low lower " * 40, Policy())
+    profile.mark("first")
+    profile.mark("idle")  # no call in it: no entry, not a zero
+    demo.encode("newest widest " * 40, Policy())
+    demo.decode_bytes((97, 98))
+    profile.mark("second")
+    by_phase = profile.summary()["adapter_calls_by_phase_s"]
+    assert list(by_phase) == ["first", "idle", "second"]
+    assert by_phase["idle"] == {}
+    assert list(by_phase["first"]) == list(by_phase["second"]) == ["bytebpe:demo"]
+    watch = profile.adapters["bytebpe:demo"]
+    assert abs(by_phase["first"]["bytebpe:demo"] + by_phase["second"]["bytebpe:demo"] - watch.seconds) <= 0.002
+
+
 def test_run_profile_harness_prints_and_writes_the_profile(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "harness", "run", "--impl", "bytebpe:demo", "--no-generated", "--quiet",

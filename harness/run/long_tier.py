@@ -58,6 +58,10 @@ def bounded_calls(runner: Any, name: str) -> Any:
     from harness.worker.client import WorkerExecutor
 
     bounded = Calls(WorkerExecutor(name, selected.isolation))
+    from harness.run.profile import TimedExecutor
+
+    if isinstance(current.executor, TimedExecutor):  # --profile-harness times the long calls too
+        bounded.wrap_executor(current.executor.around)
     selected.calls[name] = bounded
     return bounded
 

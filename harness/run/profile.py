@@ -42,6 +42,8 @@ class _Stopwatch:
     cpu_seconds: float = 0.0
     calls: int = 0
     by_op: dict[str, float] = field(default_factory=dict)
+    #: ``seconds`` at the profile's last mark: what the phase then ending spent in calls
+    at_mark: float = 0.0
 
 
 class TimedExecutor:
@@ -57,15 +59,35 @@ class TimedExecutor:
         try:
             return self._inner.call(op, *args)
         finally:
-            took = time.perf_counter() - started
-            watch = self._stopwatch
-            watch.cpu_seconds += time.process_time() - started_cpu
-            watch.seconds += took
-            watch.calls += 1
-            watch.by_op[op] = watch.by_op.get(op, 0.0) + took
+            self._add(op, started, started_cpu)
+
+    def _add(self, op: str, started: float, started_cpu: float) -> None:
+        took = time.perf_counter() - started
+        watch = self._stopwatch
+        watch.cpu_seconds += time.process_time() - started_cpu
+        watch.seconds += took
+        watch.calls += 1
+        watch.by_op[op] = watch.by_op.get(op, 0.0) + took
+
+    def around(self, inner: Any) -> "TimedExecutor":
+        """``inner`` on this stopwatch: an adapter whose executor is replaced mid-run (the
+        long inputs' worker, :func:`harness.run.long_tier.bounded_calls`) keeps its timing."""
+        return TimedExecutor(inner, self._stopwatch)
+
+    def _timed_many(self, requests: Any) -> Any:
+        started, started_cpu = time.perf_counter(), time.process_time()
+        try:
+            return self._inner.call_many(requests)
+        finally:
+            self._add("call_many", started, started_cpu)
 
     def __getattr__(self, name: str) -> Any:
-        # anything else an executor offers (closing a worker, ...) is the inner one's
+        # a worker's batches (``call_many``, only where the inner executor has it, so
+        # ``Calls.batches`` still tells the two apart) are calls too; anything else an
+        # executor offers (closing a worker, ...) is the inner one's
+        if name == "call_many":
+            getattr(self._inner, name)
+            return self._timed_many
         return getattr(self._inner, name)
 
 
@@ -84,6 +106,8 @@ class HarnessProfile:
     adapters: dict[str, _Stopwatch] = field(default_factory=dict)
     builds: dict[str, float] = field(default_factory=dict)
     builds_cpu: dict[str, float] = field(default_factory=dict)
+    #: phase -> adapter -> seconds in that adapter's calls during the phase
+    phase_calls: dict[str, dict[str, float]] = field(default_factory=dict)
     _last: float = 0.0
     _last_cpu: float = 0.0
 
@@ -95,6 +119,13 @@ class HarnessProfile:
         now = time.perf_counter()
         self.phases[phase] = self.phases.get(phase, 0.0) + now - self._last
         self.phase_peaks[phase] = round(peak_rss_mb(), 1)  # the peak so far, at the end of it
+        # each adapter's call time since the last mark is this phase's: what a phase costs
+        # per adapter (bench/phase_cost.py), which the run's total per adapter cannot say
+        spent = self.phase_calls.setdefault(phase, {})
+        for name, watch in self.adapters.items():
+            if watch.seconds > watch.at_mark:
+                spent[name] = spent.get(name, 0.0) + watch.seconds - watch.at_mark
+            watch.at_mark = watch.seconds
         self._last, self._last_cpu = now, time.process_time()
 
     def add_builds(self, wall: dict[str, float], cpu: dict[str, float] | None = None) -> None:
@@ -141,6 +172,8 @@ class HarnessProfile:
             "peak_rss_children_mb": round(peak_rss_mb(resource.RUSAGE_CHILDREN), 1),
             "adapter_calls_by_op_s": {k: round(v, 3) for k, v in sorted(by_op.items(), key=lambda kv: -kv[1])},
             "adapters_s": {name: round(w.seconds, 3) for name, w in slowest},
+            "adapter_calls_by_phase_s": {phase: {n: round(t, 3) for n, t in sorted(spent.items(), key=lambda kv: -kv[1])}
+                                         for phase, spent in self.phase_calls.items()},
             "adapter_builds_s": {n: round(t, 3) for n, t in sorted(self.builds.items(), key=lambda kv: -kv[1])},
         }
 
