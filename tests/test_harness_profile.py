@@ -70,6 +70,29 @@ def test_each_phase_keeps_the_call_time_spent_in_it() -> None:
     assert abs(by_phase["first"]["bytebpe:demo"] + by_phase["second"]["bytebpe:demo"] - watch.seconds) <= 0.002
 
 
+def test_a_workers_batches_are_timed_and_a_replaced_executor_keeps_the_stopwatch() -> None:
+    from harness.worker.client import WorkerExecutor
+    from harness.worker.setup import Isolation
+
+    here = Calls(InProcess(default_registry().get("bytebpe:demo")))
+    profile = HarnessProfile()
+    profile.instrument([here])
+    assert not here.batches  # the stopwatch does not make an in-process adapter look like a worker
+    # what the long inputs do (harness/run/long_tier.bounded_calls): the same adapter, now in a worker
+    there = Calls(WorkerExecutor("bytebpe:demo", Isolation(mode="all")))
+    there.wrap_executor(here.executor.around)
+    try:
+        assert there.batches
+        there.prefetch([("encode", ("low lower", Policy()), True), ("encode", ("newest", Policy()), True)])
+        assert there.encode("low lower", Policy()).is_ok
+    finally:
+        there.executor.close()
+    watch = profile.adapters["bytebpe:demo"]
+    assert watch.calls == 1 and list(watch.by_op) == ["call_many"]  # one round trip; the encode was fetched ahead
+    profile.mark("long")
+    assert list(profile.summary()["adapter_calls_by_phase_s"]["long"]) == ["bytebpe:demo"]
+
+
 def test_run_profile_harness_prints_and_writes_the_profile(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "harness", "run", "--impl", "bytebpe:demo", "--no-generated", "--quiet",
