@@ -9,6 +9,9 @@ or when the score in the README no longer matches the faults.
 from __future__ import annotations
 
 import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -85,3 +88,21 @@ def test_the_readme_states_this_score(score: Score) -> None:
     found = re.search(r"mutation score: \*\*(\d+)/(\d+)\*\*", text)
     assert found, "README.md must state the selftest score as 'mutation score: **N/M**'"
     assert (int(found.group(1)), int(found.group(2))) == (caught, len(FAULTS))
+
+
+def test_every_caught_faults_printed_command_reproduces_it(score: Score) -> None:
+    """Issue 21 item 6, on this file's selftest run: each caught fault's command, run as a
+    user copies it (it names the selftest family with ``--plugin``), exits 1."""
+    caught = [v for v in score.verdicts if v.caught]
+    assert caught and all(v.reproduce for v in caught)
+    failed = []
+    for fault in caught:
+        argv = shlex.split(fault.reproduce or "")
+        if argv[0] != "tokconf":
+            raise AssertionError(f"a reproduce command starts with tokconf: {fault.reproduce}")
+        again = subprocess.run([sys.executable, "-m", "harness", *argv[1:]], cwd=README.parent, capture_output=True,
+                               text=True, timeout=600)
+        if again.returncode != 1:
+            failed.append(f"{fault.fault} ({fault.check} {fault.kind}): exit {again.returncode}: "
+                          f"{fault.reproduce}\n{again.stdout[-500:]}{again.stderr[-500:]}")
+    assert not failed, "\n".join(failed)
