@@ -20,12 +20,13 @@ def pytest_xdist_auto_num_workers(config: Any) -> int:
     return max(1, min(cores, _available_memory() // _WORKER_MEMORY_BYTES or 1))
 
 
-#: the files whose tests take longest (a fresh-clone CI run, 2026-12-02: each 4 to 10
+#: the files whose tests take longest (fresh-clone CI runs, 2026-12-02: each 3 to 10
 #: minutes), collected first: a file's tests run on one worker (--dist loadfile), so a long
 #: file handed out last would keep one worker busy while the other has nothing left to do
-_LONGEST_FIRST = ("test_conformance.py", "test_reproduce_every_kind.py", "test_selftest_dropin.py",
-                  "test_selftest.py", "test_release_ladder.py", "test_envs.py", "test_engine.py",
-                  "test_everyday_faults.py", "test_dask_executor.py", "test_reproduce.py")
+_LONGEST_FIRST = ("test_conformance.py", "test_selftest.py", "test_envs.py", "test_selftest_dropin.py",
+                  "test_release_ladder.py", "test_engine.py", "test_cases_shipped.py",
+                  "test_reproduce_every_kind.py", "test_dask_executor.py", "test_everyday_faults.py",
+                  "test_reproduce.py")
 
 
 def pytest_collection_modifyitems(config: Any, items: list[pytest.Item]) -> None:
