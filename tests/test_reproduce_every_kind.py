@@ -1,14 +1,13 @@
 """Issue 21 item 6: every printed reproduce command exits 1 while its divergence is there.
 
 Run as a user copies them: one command per kind of divergence (check, kind, adapter
-family) of a run of every shipped case over every default adapter, and the command of
-every fault the selftest catches. Before ``tokconf call`` the api-surface commands and the
-one for minbpe's ``AssertionError`` (tiktoken raises ``ValueError``) exited 0. The
-selftest's commands are checked in tests/test_selftest.py, on the one selftest run the
-suite makes.
+family) of a run of every shipped case over every default adapter. Before ``tokconf
+call`` the api-surface commands and the one for minbpe's ``AssertionError`` (tiktoken
+raises ``ValueError``) exited 0. The command of every fault the selftest catches is
+checked in tests/test_selftest.py, on the one selftest run the suite makes.
 
-Measured here: the cases run and the selftest take minutes on shared cores; the
-commands about a second each. A default run's generated inputs add kinds of the same
+Measured here: the cases run takes minutes on shared cores; the commands about a second
+each. A default run's generated inputs add kinds of the same
 checks only (the api-surface and error kinds are the ones the cases already hold).
 """
 

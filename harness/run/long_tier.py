@@ -55,11 +55,10 @@ def bounded_calls(runner: Any, name: str) -> Any:
     current = selected.calls[name]
     if current.batches or unbounded(selected):
         return current
+    from harness.run.profile import TimedExecutor
     from harness.worker.client import WorkerExecutor
 
     bounded = Calls(WorkerExecutor(name, selected.isolation))
-    from harness.run.profile import TimedExecutor
-
     if isinstance(current.executor, TimedExecutor):  # --profile-harness times the long calls too
         bounded.wrap_executor(current.executor.around)
     selected.calls[name] = bounded
