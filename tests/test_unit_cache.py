@@ -159,3 +159,31 @@ def test_a_fingerprint_is_the_same_in_every_process() -> None:
     seen = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root,
                            env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2", "3")}
     assert len(seen) == 1 and "lighthouse" in seen.pop()
+
+
+def test_cached_results_are_read_one_at_a_time_as_they_merge(tmp_path: Path) -> None:
+    """A run from a warm cache holds one cached result at a time, not a phase's worth
+    (every token's deltas: ~0.1 GB at once). An unreadable one is asked again:
+    test_an_unreadable_cache_file_is_asked_again."""
+    from harness.run.parallel import Jobs
+
+    events: list[str] = []
+
+    class Logged(UnitCache):
+        def key(self, runner: Any, kind: str, task: Any) -> tuple[tuple[str, ...], str]:
+            return ("a:x",), f"k{task[0]}"
+
+        def load(self, key: str) -> Any:
+            events.append(f"read {key}")
+            return super().load(key)
+
+    class Merging:
+        unit_cache = Logged(tmp_path)
+
+        def apply(self, delta: Delta) -> None:
+            events.append(f"merge {delta.notes[0]}")
+
+    for n in range(3):
+        Merging.unit_cache.store(f"k{n}", Delta(notes=[f"k{n}"]))
+    Jobs(Merging(), jobs=2).run("cases", [[n] for n in range(3)])
+    assert events == ["read k0", "merge k0", "read k1", "merge k1", "read k2", "merge k2"]

@@ -290,15 +290,22 @@ class Jobs:
         if not any(keys):
             yield from self._computed(kind, tasks)
             return
-        cached = {n: delta for n, key in enumerate(keys) if key is not None
-                  and (delta := cache.load(key[1])) is not None}
+        # which results the cache holds is decided up front (the rest go to the executor
+        # together); each is read only when its turn to merge comes, so a run from the cache
+        # holds one cached result at a time, not a phase's worth (every token: ~0.3 GB)
+        cached = {n for n, key in enumerate(keys) if key is not None and cache.holds(key[1])}
         computed = self._computed(kind, [task for n, task in enumerate(tasks) if n not in cached])
         for n, key in enumerate(keys):
             if n in cached:
-                cache.hit(key[0], kind)
-                yield cached[n]
-                continue
-            delta = next(computed)
+                delta = cache.load(key[1])
+                if delta is not None:
+                    cache.hit(key[0], kind)
+                    yield delta
+                    continue
+                # unreadable after all (torn, another Python, pruned meanwhile): asked here
+                delta = next(self._computed(kind, [tasks[n]]))
+            else:
+                delta = next(computed)
             if key is not None:
                 cache.store(key[1], delta)
             yield delta

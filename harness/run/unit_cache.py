@@ -158,6 +158,10 @@ class UnitCache:
         self.store(key, value)
         return value
 
+    def holds(self, key: str) -> bool:
+        """Whether a result is stored under ``key`` (:meth:`load` may still find it unreadable)."""
+        return (self.folder / f"{key}.pickle").is_file()
+
     def load(self, key: str) -> Any | None:
         path = self.folder / f"{key}.pickle"
         try:
