@@ -52,12 +52,15 @@ def write_outcome_log(path: str | os.PathLike[str], inputs: Mapping[Any, dict], 
     (``spooled``, whose folder is removed once the log is written); returns the count."""
     from harness.report.outcome_spool import combined, record_key, record_of
 
-    held = sorted((record_of(text, policy, entry) for (text, policy), entry in inputs.items()),
-                  key=record_key)
+    # sorted by the records' key, each record made only when it is written: a record's
+    # outcomes as JSON lists are ~10^5 ints per adapter for a long input, where the runner
+    # holds one shared object for the adapters that agree
+    order = sorted(inputs, key=lambda key: (key[0], key[1].describe()))
+    held = (record_of(text, policy, inputs[(text, policy)]) for text, policy in order)
     # the spool first: the corpus ran before every phase whose inputs are still in memory
     # (an input the cases saw first was combined into memory when the corpus met it)
     rows = combined(heapq.merge(spooled.records(), held, key=record_key)) \
-        if spooled is not None else iter(held)
+        if spooled is not None else held
     count = 0
     with open_atomic(path) as handle, gzip.GzipFile(fileobj=handle, mode="wb", mtime=0) as out:
         for record in rows:
