@@ -292,7 +292,7 @@ class Jobs:
             return
         # which results the cache holds is decided up front (the rest go to the executor
         # together); each is read only when its turn to merge comes, so a run from the cache
-        # holds one cached result at a time, not a phase's worth (every token: ~0.3 GB)
+        # holds one cached result at a time, not a phase's worth (every token's: ~0.1 GB)
         cached = {n for n, key in enumerate(keys) if key is not None and cache.holds(key[1])}
         computed = self._computed(kind, [task for n, task in enumerate(tasks) if n not in cached])
         for n, key in enumerate(keys):
