@@ -1,0 +1,35 @@
+"""A documented divergence's input domain (harness/cases/domain.py): checked when the
+case file loads, compiled with ``regex`` only when a finding is first judged against it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.cases.domain import Domain, DomainError
+from harness.cases.loader import load_case_file
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_a_counted_repeat_is_not_compiled_until_it_is_matched() -> None:
+    """``regex`` unrolls ``\\1{999998}`` into 125 MB; the shipped long cases' domains are
+    loaded by every run but matched only by ``--long`` ones."""
+    domain = Domain(regex=r"([ \t])\1{3}\S")
+    assert "_compiled" not in vars(domain)
+    assert domain.contains("x    y") and not domain.contains("x   y") and not domain.contains("x \t  y")
+    assert "_compiled" in vars(domain)
+
+
+def test_the_shipped_long_cases_load_without_compiling_their_domains() -> None:
+    cases = load_case_file(REPO / "cases" / "long-inputs.yaml")
+    domains = [d.domain for case in cases for d in case.documented if d.domain is not None and d.domain.regex]
+    assert len(domains) >= 3
+    assert not any("_compiled" in vars(d) for d in domains)
+
+
+@pytest.mark.parametrize("pattern", ["(unclosed", r"\p{NoSuchProperty}", "a{2,1}"])
+def test_a_bad_pattern_fails_when_the_domain_is_made(pattern: str) -> None:
+    with pytest.raises(DomainError, match="a valid `regex` pattern"):
+        Domain(regex=pattern)
