@@ -41,21 +41,21 @@ def _tokconf() -> list[str]:
 def default_run() -> dict[str, Any]:
     """The default ``tokconf run`` twice on a fresh cache folder (what a fresh clone's first
     and second runs cost: the second reads unchanged adapters' units from the unit cache),
-    and the user's path (one candidate and its reference) without and with the cache."""
-    with tempfile.TemporaryDirectory(prefix="tokconf-bench-cache-") as cache:
-        env = {**os.environ, "TOKCONF_CACHE_DIR": cache}
-        first = _measured_run([], env=env)
-        second = _measured_run([], env=env)
+    and the user's path (one candidate and its reference) with ``--no-cache`` and twice on
+    a fresh cache folder of its own (in the user's own folder, the first run's figure
+    would depend on what earlier runs left there)."""
+    first, second = _twice_on_a_fresh_cache([])
     user = ["--impl", "hf:cl100k_base", "--impl", "tiktoken:cl100k_base"]
-    # the user's path on a cache folder of its own: the first run asks everything, the
-    # second reads its units (in the user's own cache folder, the first run's figure
-    # would depend on what earlier runs left there)
-    with tempfile.TemporaryDirectory(prefix="tokconf-bench-cache-") as cache:
-        env = {**os.environ, "TOKCONF_CACHE_DIR": cache}
-        user_first = _measured_run(user, env=env)
-        user_second = _measured_run(user, env=env)
+    user_first, user_second = _twice_on_a_fresh_cache(user)
     return {**second, "first_run": first, "user_path_no_cache": _measured_run([*user, "--no-cache"]),
             "user_path_first_run": user_first, "user_path": user_second}
+
+
+def _twice_on_a_fresh_cache(args: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``tokconf run ARGS`` measured twice on an empty cache folder: (first, second)."""
+    with tempfile.TemporaryDirectory(prefix="tokconf-bench-cache-") as cache:
+        env = {**os.environ, "TOKCONF_CACHE_DIR": cache}
+        return _measured_run(args, env=env), _measured_run(args, env=env)
 
 
 def _measured_run(args: list[str], *, env: dict[str, str] | None = None) -> dict[str, Any]:
