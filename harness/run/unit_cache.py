@@ -158,12 +158,15 @@ class UnitCache:
         self.store(key, value)
         return value
 
+    def _path(self, key: str) -> Path:
+        return self.folder / f"{key}.pickle"
+
     def holds(self, key: str) -> bool:
         """Whether a result is stored under ``key`` (:meth:`load` may still find it unreadable)."""
-        return (self.folder / f"{key}.pickle").is_file()
+        return self._path(key).is_file()
 
     def load(self, key: str) -> Any | None:
-        path = self.folder / f"{key}.pickle"
+        path = self._path(key)
         try:
             value = pickle.loads(path.read_bytes())
         except FileNotFoundError:
@@ -190,7 +193,7 @@ class UnitCache:
         from harness.atomic import write_atomic
 
         try:
-            write_atomic(self.folder / f"{key}.pickle", buffer.getvalue())
+            write_atomic(self._path(key), buffer.getvalue())
         except OSError:
             return  # a read-only cache costs time, not correctness
         self.stored += 1
