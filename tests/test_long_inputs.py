@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,6 +20,7 @@ from harness.report.bounds import MAX_ITEMS, as_generated, evidence_json, input_
 from harness.run.runner import Runner
 from harness.run.selection import select
 from harness.worker.setup import Isolation, WorkerSetup
+from tests.wrong_adapters import ENCODING
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -194,6 +196,44 @@ def test_an_adapter_that_declares_a_long_limit_skips_longer_sizes_and_the_run_sa
     limits = limits_of(result, runner, isolation, shrink_seconds=None)
     assert limits["long_declared"] == {"declared:cl100k_base": 10_000}
     assert limits["long_reach"]["declared:cl100k_base"] == {"digits": 10_000, "cjk": 10_000}
+
+
+def _declared_as_reference(*others: str) -> tuple[Any, Any]:
+    registry = default_registry(plugins=["tests.long_adapters:declared"])
+    isolation = Isolation(mode="auto", timeout_s=10.0, setup=WorkerSetup.from_registry(registry))
+    selected = select(registry, impls=["declared:cl100k_base", *others], isolation=isolation,
+                      references={ENCODING: "declared:cl100k_base"})
+    try:
+        runner = Runner(selected, max_shrink_calls=0)
+        runner.run_long(LongOptions(kinds=("digits",), lengths=(10_000, 100_000)))
+        return runner, runner.finish()
+    finally:
+        selected.close()
+
+
+def test_a_reference_that_declares_a_limit_stops_there_when_no_adapter_it_meets_takes_more() -> None:
+    # the p50k_base group: an npm port is the reference (tiktoken has no vocabulary for
+    # it) and every adapter declares at most 10^4; climbing further meets nobody. The
+    # planted hang at 10^5 is not reached: no timeout outcome, no divergence
+    runner, result = _declared_as_reference()
+    assert runner.long_reach == {"declared:cl100k_base": {"digits": 10_000}}
+    assert result.divergences == []
+    assert [n for n in runner.notes if n.startswith("long inputs:")] == [
+        "long inputs: declared:cl100k_base declares it takes at most 10000 characters (long_limit): "
+        "tried up to digits 10^4"]
+    assert runner.long_declared == {"declared:cl100k_base": 10_000}
+
+
+def test_a_reference_that_declares_a_limit_still_meets_an_adapter_that_takes_more() -> None:
+    # tiktoken takes every size, so the reference climbs past its own limit to meet it at
+    # 10^5: the planted hang there becomes the reference's timeout, on record
+    runner, result = _declared_as_reference("tiktoken:cl100k_base")
+    assert runner.long_reach == {"declared:cl100k_base": {"digits": 100_000},
+                                 "tiktoken:cl100k_base": {"digits": 100_000}}
+    assert not [n for n in runner.notes if n.startswith("long inputs:")]
+    timeouts = {len(d.text) for d in result.divergences
+                if d.evidence.outcomes["declared:cl100k_base"].kind == "timeout"}
+    assert timeouts == {100_000}
 
 
 def test_without_isolation_the_long_tier_says_nothing_bounded_its_calls() -> None:
