@@ -95,8 +95,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{label:16} {info['documents_per_second']:8.1f} docs/s  corpus phase {info['seconds']:7.1f} s  "
                   f"whole run {wall:6.1f} s  shards {info['shards']}", flush=True)
             if info["kind"] == "dask":
-                sizes = [p.stat().st_size for p in (folder / "shards").glob("*.pickle")]
-                delta = sum(sizes) / max(1, info["documents"])
+                shards = folder / "shards"
+                per_document = {kind: sum(p.stat().st_size for p in shards.glob(pattern)) / max(1, info["documents"])
+                                for kind, pattern in (("outcomes", "*.outcomes.jsonl.gz"), ("rest", "*.pickle"))}
                 merge_ms = 1000 * info["merge_seconds"] / max(1, info["shards"])
                 shard_s = info["seconds"] * info["workers"] / max(1, info["shards"])
         base = rows["local --jobs 1"]["documents_per_second"]
@@ -105,7 +106,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         cost = overhead(corpus)
     print(f"scheduling: round trip of an empty shard {cost['round_trip_ms']:.1f} ms; "
           f"burst {cost['burst_ms_per_shard']:.1f} ms per shard")
-    print(f"delta: {delta:.0f} bytes per document pickled; client merge {merge_ms:.1f} ms per shard; "
+    print(f"shard files: {per_document['outcomes']:.0f} bytes per document of outcome records, "
+          f"{per_document['rest']:.0f} of pickled counts and findings; client merge {merge_ms:.1f} ms per shard; "
           f"one shard of {args.shard_size} takes a worker ~{shard_s:.1f} s")
     # the client merges shards one after another: it saturates when a merge (plus the
     # scheduler's per-task cost) per shard equals a shard's time divided by N workers

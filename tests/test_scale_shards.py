@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
+import gzip
+import json
+import pickle
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from harness.cases.corpus import CorpusOptions, corpus_case_batches
+from harness.cases.model import Policy
 from harness.cli.selection_args import SelectionArgs
+from harness.outcomes import Outcome
+from harness.run.deltas import Delta
 from harness.scale.progress_store import ProgressStore, ResumeError, fingerprint
+from harness.scale.shard_task import ShardResult
 from harness.scale.shards import SourceChanged, plan_shards
+
+
+def _comparable(result: ShardResult) -> ShardResult:
+    return replace(result, delta=replace(result.delta, out_of_domain=None))  # DomainTally has no ==
 
 
 def _corpus(tmp_path: Path) -> Path:
@@ -61,11 +73,13 @@ def test_progress_resumes_only_its_own_run(tmp_path: Path) -> None:
                       selection=SelectionArgs(impl=("tiktoken:cl100k_base",)))
     store = ProgressStore(tmp_path / "run")
     store.start(key, resume=False)
-    store.record(1, {"delta": "one"})
+    shard = next(iter(plan_shards([corpus], CorpusOptions(), size=2))).without_cases()
+    result = ShardResult(shard, Delta(notes=["one"]), 1.5, "w")
+    store.record(1, result)
     store.record_lost(2, "shard 2: lost")
     again = ProgressStore(tmp_path / "run")
     again.start(key, resume=True)
-    assert again.done == {1: "00000001.pickle"} and again.load(1) == {"delta": "one"}
+    assert again.done == {1: "00000001.pickle"} and _comparable(again.load(1)) == _comparable(result)
     other = fingerprint(corpus=[str(corpus)], options=CorpusOptions(), shard_size=3,
                         selection=SelectionArgs(impl=("tiktoken:cl100k_base",)))
     with pytest.raises(ResumeError, match="differs in: shard_size"):
@@ -75,3 +89,39 @@ def test_progress_resumes_only_its_own_run(tmp_path: Path) -> None:
                           selection=SelectionArgs(impl=("tiktoken:cl100k_base",)))
     with pytest.raises(ResumeError, match="differs in: corpus"):
         ProgressStore(tmp_path / "run").start(changed, resume=True)
+
+
+def test_a_shards_outcomes_are_stored_as_outcome_records_not_pickled(tmp_path: Path) -> None:
+    # issue 25: a shard's bulk, its documents' outcomes, is compact JSON lines (the
+    # outcome log's records); the pickle beside it holds only the counts and findings
+    corpus = _corpus(tmp_path)
+    key = fingerprint(corpus=[str(corpus)], options=CorpusOptions(), shard_size=2,
+                      selection=SelectionArgs(impl=("tiktoken:cl100k_base",)))
+    store = ProgressStore(tmp_path / "run")
+    store.start(key, resume=False)
+    shard = next(iter(plan_shards([corpus], CorpusOptions(), size=2))).without_cases()
+    special = Policy(allowed_special=frozenset({"<|endoftext|>"}), disallowed_special=frozenset())
+    inputs = {
+        ("α\ud800", Policy()): {"origin": "corpus", "case": "c#0",
+                                 "outcomes": {"t": Outcome.ok([34369, 5809]), "h": Outcome.ok([34369, 5809])}},
+        ("<|endoftext|>", special): {"origin": "corpus", "case": "c#1",
+                                     "outcomes": {"t": Outcome.ok([100257]),
+                                                  "h": Outcome.raised("disallowed-special", "builtins.ValueError",
+                                                                      "a message the log never shows")}},
+    }
+    store.record(0, ShardResult(shard, Delta(inputs=inputs, notes=["n"]), 2.0, "w"))
+    with open(tmp_path / "run" / "shards" / "00000000.pickle", "rb") as handle:
+        assert pickle.load(handle).delta.inputs == {}
+    with gzip.open(tmp_path / "run" / "shards" / "00000000.outcomes.jsonl.gz", "rb") as handle:
+        lines = [json.loads(line) for line in handle]
+    assert lines[0] == {"policies": {"allowed={} disallowed=all": [[], "all"],
+                                     "allowed={<|endoftext|>} disallowed={}": [["<|endoftext|>"], []]}}
+    assert lines[2] == {"text": "<|endoftext|>", "policy": "allowed={<|endoftext|>} disallowed={}", "origin": "corpus",
+                        "case": "c#1", "outcomes": {"h": {"raised": ["disallowed-special", "builtins.ValueError"]},
+                                                   "t": {"ok": [100257]}}}
+    loaded = store.load(0)
+    assert list(loaded.delta.inputs) == list(inputs)  # the same keys (Policy objects), in order
+    assert loaded.delta.inputs[("α\ud800", Policy())] == inputs[("α\ud800", Policy())]
+    assert loaded.delta.inputs[("<|endoftext|>", special)]["outcomes"]["h"] == Outcome(
+        kind="raised", category="disallowed-special", native_type="builtins.ValueError")
+    assert loaded.delta.notes == ["n"] and loaded.seconds == 2.0
