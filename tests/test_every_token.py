@@ -129,3 +129,47 @@ def test_pytest_plugin_fails_the_planted_token_with_the_same_minimal_input(pytes
     token_text = _plan("cl100k_base").pieces[token_id].decode("utf-8")  # type: ignore[union-attr]
     assert f"FAILED tokconf::every-token[{name}]" in text
     assert f"minimal input: {token_text!r}" in text, text[-3000:]
+
+
+def test_an_encodings_plan_is_made_after_the_one_before_it_ran_and_let_go(monkeypatch: pytest.MonkeyPatch) -> None:
+    # issue 25: the slices of every encoding held at once set a default run's peak (380 MB
+    # of its 1.25 GB); the phase makes one encoding's plan, runs its units, drops them
+    import gc
+    import weakref
+
+    from harness.engine.phases import PHASES, RunContext, UnitGroups, run_units
+    from harness.run import every_token
+
+    selected = select(default_registry(), impls=["bytebpe:demo", "bytebpe-ltr:demo", "simple-v1:lighthouse",
+                                                 "char-demo:lowest"])
+    runner = Runner(selected)
+    events: list[str] = []
+    made: list[weakref.ref] = []  # a weak reference to each plan's first slice
+    real_plan_for, real_run = every_token.plan_for, runner.jobs.run
+
+    def plan_for(selected, reference, cache=None):  # type: ignore[no-untyped-def]
+        gc.collect()
+        alive = sum(ref() is not None for ref in made)
+        events.append(f"plan {reference.name} ({alive} earlier held)")
+        plan = real_plan_for(selected, reference, cache)
+        made.append(weakref.ref(plan.slices[0]))
+        return plan
+
+    def run(kind, tasks, **kwargs):  # type: ignore[no-untyped-def]
+        events.append(f"run {kind} x{len(tasks)} on {tasks[0][0][0].reference}")
+        return real_run(kind, tasks, **kwargs)
+
+    monkeypatch.setattr(every_token, "plan_for", plan_for)
+    monkeypatch.setattr(runner.jobs, "run", run)
+    phase = PHASES["every-token"]
+    units = phase.units(RunContext(plan=None, runner=runner, cases=[]))
+    assert isinstance(units, UnitGroups) and len(units) == 4 and events == []  # counted, nothing made yet
+    run_units(RunContext(plan=None, runner=runner, cases=[]), phase)
+    assert events == ["plan char-demo:lowest (0 earlier held)", "run every-token x1 on char-demo:lowest",
+                      "plan simple-v1:lighthouse (0 earlier held)", "run every-token x1 on simple-v1:lighthouse",
+                      "plan bytebpe-ltr:demo (0 earlier held)", "run every-token x2 on bytebpe-ltr:demo"]
+    demo = real_plan_for(selected, selected.calls["bytebpe-ltr:demo"])
+    selected.close()
+    # every ID of the demo reference was checked on the other demo adapter
+    assert runner.cell("bytebpe:demo", "vocab-consistency").inputs == \
+        sum(piece is not None for token_slice in demo.slices for piece in token_slice.pieces)

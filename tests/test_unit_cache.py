@@ -14,7 +14,7 @@ from harness.cli import main
 from harness.outcomes import Outcome
 from harness.registry import default_registry
 from harness.run.deltas import Delta
-from harness.run.every_token import adapter_tasks
+from harness.run.every_token import adapter_task_groups
 from harness.run.runner import Runner
 from harness.run.selection import select
 from harness.run.unit_cache import UnitCache
@@ -96,7 +96,7 @@ def test_a_planted_token_fault_fails_every_run_however_warm_the_cache(tmp_path: 
 
 def _key(selected: Any, name: str) -> str:
     runner = Runner(selected)
-    ((adapter, task),) = [(n, t) for n, t in adapter_tasks(runner) if n == name]
+    ((adapter, task),) = [(n, t) for group in adapter_task_groups(runner) for n, t in group if n == name]
     cache = UnitCache(Path("/nonexistent"))
     found = cache.key(runner, "every-token", task)
     assert found is not None and found[0] == (adapter,)
@@ -113,7 +113,8 @@ def test_the_key_changes_with_what_the_answers_depend_on() -> None:
     assert _key(selected, "minbpe:r50k_base") != key
     selected.rows["minbpe:r50k_base"] = replace(row, provider="plugin mine.py:family")
     runner = Runner(selected)
-    ((task,),) = [[t] for n, t in adapter_tasks(runner) if n == "minbpe:r50k_base"]
+    ((task,),) = [[t] for group in adapter_task_groups(runner) for n, t in group
+                  if n == "minbpe:r50k_base"]
     assert UnitCache(Path("/nonexistent")).key(runner, "every-token", task) is None
     selected.close()
 

@@ -11,9 +11,10 @@ CLI, the pytest plugin and Dask run it with the others, unchanged.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Iterator, Sequence
 
-__all__ = ["PHASES", "Phase", "PhaseUnit", "RunContext", "default_phases", "register_phase", "run_units"]
+__all__ = ["PHASES", "Phase", "PhaseUnit", "RunContext", "UnitGroups", "default_phases", "register_phase",
+           "run_units"]
 
 
 @dataclass
@@ -44,6 +45,27 @@ class PhaseUnit:
 
 
 @dataclass(frozen=True)
+class UnitGroups:
+    """A phase's units, made one group at a time when they are run.
+
+    The units of a group share inputs only they need (every-token: one encoding's plan,
+    its slices 105 MB for o200k_base); :func:`run_units` runs a group before the next is
+    made, so one group's inputs are held, not every group's (issue 25). Iterating gives
+    every unit, as a list of them would (the pytest plugin collects them all)."""
+
+    #: how many units the groups hold, known before any is made (the progress bar's total)
+    count: int
+    groups: Callable[[], Iterator[Sequence[PhaseUnit]]]
+
+    def __iter__(self) -> Iterator[PhaseUnit]:
+        for group in self.groups():
+            yield from group
+
+    def __len__(self) -> int:
+        return self.count
+
+
+@dataclass(frozen=True)
 class Phase:
     """A named input phase.
 
@@ -62,7 +84,7 @@ class Phase:
     #: take the mark when the plan leaves the phase out too (the profile's phases stay fixed)
     always_mark: bool = False
     #: the phase's units, in the order they merge (empty: nothing to do)
-    units: Callable[[RunContext], list[PhaseUnit]] | None = None
+    units: Callable[[RunContext], Sequence[PhaseUnit] | UnitGroups] | None = None
     #: after every unit's delta is applied to the run's runner (``ctx.runner``): its notes
     finish: Callable[[RunContext], None] | None = None
 
@@ -80,22 +102,25 @@ class Phase:
 def run_units(ctx: RunContext, phase: Phase) -> bool:
     """``phase``'s units on the run's executor, merged in unit order, then its ``finish``."""
     units = phase.units(ctx) if phase.units is not None else []
-    if not units:
+    if not len(units):
         return False
     runner = ctx.runner
     runner.phase = phase.name
+    total = len(units)
     done = 0
-    # consecutive units of one kind go to the executor together (it merges in their order)
-    start = 0
-    while start < len(units):
-        end = start
-        while end < len(units) and units[end].kind == units[start].kind:
-            end += 1
-        batch = units[start:end]
-        runner.jobs.run(batch[0].kind, [u.task for u in batch],
-                        progress=lambda n, base=done: runner.progress(phase.name, base + n, len(units)))
-        done += len(batch)
-        start = end
+    for group in units.groups() if isinstance(units, UnitGroups) else [units]:
+        # consecutive units of one kind go to the executor together (it merges in their order)
+        start = 0
+        while start < len(group):
+            end = start
+            while end < len(group) and group[end].kind == group[start].kind:
+                end += 1
+            batch = group[start:end]
+            runner.jobs.run(batch[0].kind, [u.task for u in batch],
+                            progress=lambda n, base=done: runner.progress(phase.name, base + n, total))
+            done += len(batch)
+            start = end
+        group = batch = None  # dropped before the next group is made
     if phase.finish is not None:
         phase.finish(ctx)
     return True
@@ -105,17 +130,26 @@ def _vocab(ctx: RunContext) -> None:
     ctx.runner.run_vocab()
 
 
-def _every_token_units(ctx: RunContext) -> list[PhaseUnit]:
+def _every_token_units(ctx: RunContext) -> UnitGroups | list[PhaseUnit]:
     """Every ID of each reference through every adapter of its encoding (issue 20;
     harness/run/every_token.py): one unit per adapter (its encoding's every slice), the
-    reference first, so a failing pytest item names the adapter. ci and nightly only: dev
-    stays a quick look."""
+    reference first, so a failing pytest item names the adapter; an encoding's units are
+    one group, made when it runs. ci and nightly only: dev stays a quick look."""
     if ctx.profile == "dev":
         return []
-    from harness.run.every_token import adapter_tasks
+    from harness.run.every_token import adapter_task_groups, unit_count
 
-    ctx.runner.phase = "every-token"
-    return [PhaseUnit(name, "every-token", task) for name, task in adapter_tasks(ctx.runner)]
+    runner = ctx.runner
+    runner.phase = "every-token"
+
+    def groups() -> Iterator[list[PhaseUnit]]:
+        for group in adapter_task_groups(runner):
+            units = [PhaseUnit(name, "every-token", task) for name, task in group]
+            del group  # what is run is dropped when it has run, before the next plan is made
+            yield units
+            del units
+
+    return UnitGroups(unit_count(runner.selected), groups)
 
 
 def _cases(ctx: RunContext) -> None:

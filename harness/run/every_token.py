@@ -32,26 +32,33 @@ from harness.generate.every_token import EveryTokenPlan, TokenSlice, build_plan,
 from harness.outcomes import Outcome
 from harness.run.settle import Candidate
 
-__all__ = ["FULL_CHECKS_PER_SLICE", "adapter_tasks", "plans_for", "run_slice"]
+__all__ = ["FULL_CHECKS_PER_SLICE", "adapter_task_groups", "plan_for", "run_slice", "unit_count"]
 
 #: texts per (adapter, slice) that differ and get the full checks; the rest are counted
 FULL_CHECKS_PER_SLICE = 4
 
 
-def plans_for(selected: Any, cache: Any = None) -> Iterator[EveryTokenPlan]:
-    """One plan per encoding of the run whose reference takes part (from the unit cache
-    when the reference is unchanged: :mod:`harness.run.unit_cache`), one at a time: what
-    the units keep of a plan is its slices, and the rest (every ID's bytes, the
-    reachability audit: 40 MB of o200k_base's 145) can go before the next is made."""
+def plan_for(selected: Any, reference: Calls, cache: Any = None) -> EveryTokenPlan:
+    """``reference``'s plan: from the unit cache when the reference is unchanged
+    (:mod:`harness.run.unit_cache`), else made (145 MB for o200k_base)."""
+    if cache is None:
+        return build_plan(reference)
+    return cache.remembered(selected, "every-token", [reference.name], [b"plan"], lambda: build_plan(reference))
+
+
+def _groups(selected: Any) -> Iterator[tuple[str, Calls, list[str]]]:
+    """(encoding, its reference, the adapters that meet it: the reference first)."""
     for encoding in selected.encodings():
         reference = selected.reference_for(encoding)
         if reference.name not in selected.calls:
             continue
-        if cache is None:
-            yield build_plan(reference)
-        else:
-            yield cache.remembered(selected, "every-token", [reference.name], [b"plan"],
-                                   lambda reference=reference: build_plan(reference))
+        names = {a.name for a in selected.group(encoding)} - {reference.name}
+        yield encoding, reference, [reference.name, *sorted(names)]
+
+
+def unit_count(selected: Any) -> int:
+    """How many units :func:`adapter_task_groups` makes, without making a plan."""
+    return sum(len(names) for _, _, names in _groups(selected))
 
 
 def run_slice(runner: Any, token_slice: TokenSlice, names: Sequence[str]) -> dict[str, int]:
@@ -142,18 +149,18 @@ def _compare_bytes(runner: Any, adapter: Calls, token_slice: TokenSlice) -> None
         runner.pending.append(Candidate(finding, ORDINARY, token_slice.reference, "generated", None))
 
 
-def adapter_tasks(runner: Any) -> list[tuple[str, list[tuple[TokenSlice, tuple[str, ...]]]]]:
-    """The phase's units over every encoding of the run: (adapter, its task: every slice of
-    its encoding on it alone), the reference of each encoding first. The references are
-    asked here, once, and each one's reachability audit goes into its coverage entry."""
+def adapter_task_groups(runner: Any) -> Iterator[list[tuple[str, list[tuple[TokenSlice, tuple[str, ...]]]]]]:
+    """The phase's units, one encoding's at a time: (adapter, its task: every slice of its
+    encoding on it alone), the reference first. An encoding's plan is made only when the
+    group before it has run (:class:`harness.engine.phases.UnitGroups`): the slices of
+    every encoding at once set a default run's peak (issue 25). The references are asked
+    here, once, and each one's reachability audit goes into its coverage entry."""
     selected = runner.selected
-    out = []
-    for plan in plans_for(selected, getattr(runner, "unit_cache", None)):
-        reference = selected.calls[plan.reference]
+    for _, reference, names in _groups(selected):
+        plan = plan_for(selected, reference, getattr(runner, "unit_cache", None))
         reference.forget_pieces(plan.ids)  # the plan holds what the slices need
         runner.coverage.audited(reference, plan.reachability_json())
-        names = [a.name for a in selected.group(plan.encoding)]
-        for name in [plan.reference] + sorted(n for n in names if n != plan.reference):
-            out.append((name, [(token_slice, (name,)) for token_slice in plan.slices]))
-        del plan  # its slices stay in ``out``; the rest goes before the next plan is read
-    return out
+        slices = plan.slices
+        del plan  # the rest of it (every ID's bytes, the audit) goes now
+        yield [(name, [(token_slice, (name,)) for token_slice in slices]) for name in names]
+        del slices  # run by now: not held while the next plan is made
