@@ -6,6 +6,9 @@
   default run twice on a fresh cache folder (first and second run), and the user's path
   (``--impl hf:cl100k_base --impl tiktoken:cl100k_base``) with ``--no-cache``, and twice on a
   fresh cache folder of its own.
+- ``--jobs``: the same run with ``--no-cache`` at ``--jobs 1`` and ``--jobs 2``, back to
+  back, each with the load average before it: the default run, or the user's path under
+  ``--quick`` (two default runs without the cache are eight minutes here).
 - ``tokconf list``: the median wall and CPU time of five runs of the console script, and
   the import time of ``harness.cli`` from ``python -X importtime``.
 - minbpe's merge recovery for cl100k_base and o200k_base: cold (replaying every token;
@@ -28,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-__all__ = ["default_run", "list_time", "recovery"]
+__all__ = ["default_run", "jobs_speedup", "list_time", "recovery"]
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -45,10 +48,27 @@ def default_run() -> dict[str, Any]:
     a fresh cache folder of its own (in the user's own folder, the first run's figure
     would depend on what earlier runs left there)."""
     first, second = _twice_on_a_fresh_cache([])
-    user = ["--impl", "hf:cl100k_base", "--impl", "tiktoken:cl100k_base"]
-    user_first, user_second = _twice_on_a_fresh_cache(user)
-    return {**second, "first_run": first, "user_path_no_cache": _measured_run([*user, "--no-cache"]),
+    user_first, user_second = _twice_on_a_fresh_cache(USER_PATH)
+    return {**second, "first_run": first, "user_path_no_cache": _measured_run([*USER_PATH, "--no-cache"]),
             "user_path_first_run": user_first, "user_path": user_second}
+
+
+USER_PATH = ["--impl", "hf:cl100k_base", "--impl", "tiktoken:cl100k_base"]
+
+
+def jobs_speedup(*, quick: bool) -> dict[str, Any]:
+    """``--jobs 2`` against ``--jobs 1`` on the same run, the unit cache off (a cached run
+    asks no adapter: nothing to spread): wall of 1 over wall of 2 (issue 25: >= 1.6)."""
+    args = [*(USER_PATH if quick else []), "--no-cache"]
+    runs = {}
+    for jobs in (1, 2):
+        load = _load_average()
+        runs[f"jobs_{jobs}"] = {**_measured_run([*args, "--jobs", str(jobs)]), "load_average_before": load}
+    return {"args": args, **runs, "speedup": round(runs["jobs_1"]["wall_s"] / runs["jobs_2"]["wall_s"], 2)}
+
+
+def _load_average() -> list[float]:
+    return [round(x, 2) for x in os.getloadavg()]
 
 
 def _twice_on_a_fresh_cache(args: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:

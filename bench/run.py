@@ -23,8 +23,8 @@ Sections (all by default):
   peak memory and CPU per document (:mod:`bench.corpus_scale`).
 - ``harness``: the default ``tokconf run`` on a fresh cache folder, first and second run
   (wall, CPU, peak RSS, harness overhead), the user's path with and without the unit
-  cache, and
-  ``tokconf list`` (:mod:`bench.harness_figures`).
+  cache, the ``--jobs 2`` speed-up without the cache (on the user's path under
+  ``--quick``), and ``tokconf list`` (:mod:`bench.harness_figures`).
 
 The tables go to standard output as they are measured; with ``--json`` the last line is
 one JSON object (``results``, ``worst_cases``, ``linearity``, ``recovery``, ``trainer``,
@@ -249,6 +249,10 @@ def targets(report: dict[str, Any]) -> list[dict[str, Any]]:
             add("the same with --no-cache, CPU s", run["user_path_no_cache"]["cpu_s"], 10.0)
         add("tokconf run harness share (wall)", run["harness_share"], 0.25)
         add("tokconf run harness share (CPU)", run["harness_cpu_share"], 0.25)
+    jobs = report.get("harness", {}).get("jobs")
+    if jobs:
+        add(f"tokconf run {' '.join(jobs['args'])}: --jobs 2 speed-up over --jobs 1", jobs["speedup"], 1.6,
+            below=False)
     corpus = report.get("corpus")
     if corpus:
         # issue 25: the client's memory does not grow with the corpus; harness time per
@@ -293,10 +297,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "harness" in sections:
         # first: a child's peak RSS counts the parent it was forked from, so the run is
         # measured while this process holds no adapter yet
-        from harness_figures import default_run, list_time
+        from harness_figures import default_run, jobs_speedup, list_time
 
-        report["harness"] = {"run": default_run(), "list": list_time()}
+        report["harness"] = {"run": default_run(), "jobs": jobs_speedup(quick=args.quick), "list": list_time()}
         say(f"\ntokconf run: {report['harness']['run']}")
+        say(f"tokconf run --jobs: {report['harness']['jobs']}")
         say(f"tokconf list: {report['harness']['list']}")
     if "throughput" in sections:
         names = args.impl or [s.name for s in registry.specs() if registry.status(s.name) is None]
