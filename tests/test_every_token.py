@@ -173,3 +173,6 @@ def test_an_encodings_plan_is_made_after_the_one_before_it_ran_and_let_go(monkey
     # every ID of the demo reference was checked on the other demo adapter
     assert runner.cell("bytebpe:demo", "vocab-consistency").inputs == \
         sum(piece is not None for token_slice in demo.slices for piece in token_slice.pieces)
+    # and the coverage keeps them as one run of IDs, not an int object per ID
+    assert runner.coverage.observations()["bytebpe:demo"].checked.runs() == [(0, len(demo.ids))]
+    assert runner.coverage.summary()["bytebpe:demo"]["every_token"]["checked"] == len(demo.ids)

@@ -38,6 +38,7 @@ from harness.cases.model import Policy
 from harness.generate.pattern_cache import cached_pattern_inputs
 from harness.generate.pattern_inputs import pattern_model
 from harness.generate.steer import Steered, steered_inputs
+from harness.run.id_runs import IdRuns
 
 __all__ = ["METRICS", "STEERED", "Collector", "below_minimum", "parse_minimums", "script_of", "trace_indices",
            "vocab_size"]
@@ -109,8 +110,9 @@ class _Seen:
     categories: set[str] = field(default_factory=set)
     scripts: set[str] = field(default_factory=set)
     steered: dict[str, int] | None = None
-    #: IDs the every-token phase checked (:mod:`harness.run.every_token`)
-    checked: set[int] = field(default_factory=set)
+    #: IDs the every-token phase checked (:mod:`harness.run.every_token`): one run of IDs
+    #: per vocabulary, not 200,000 ints
+    checked: IdRuns = field(default_factory=IdRuns)
     #: token texts that differed there beyond what was checked in full
     left_over: int = 0
     #: a reference's reachability audit (:mod:`harness.checks.reachability`), as JSON
@@ -246,7 +248,7 @@ class Collector:
             out["pairs"] = {**_fraction(len(seen.pairs), len(known)), "ordered": n * n}
         size = vocab_size(calls)
         # an ID counts once an encode produced it or the every-token phase checked it
-        out["vocab"] = {**_fraction(len(seen.ids | seen.checked), size)} if size else None
+        out["vocab"] = {**_fraction(len(seen.checked) + seen.checked.count_outside(seen.ids), size)} if size else None
         if seen.checked:
             out["every_token"] = {"checked": len(seen.checked), "not_fully_checked": seen.left_over}
         if seen.reachability is not None:
