@@ -22,6 +22,19 @@ def test_a_counted_repeat_is_not_compiled_until_it_is_matched() -> None:
     assert "_compiled" in vars(domain)
 
 
+def test_a_text_shorter_than_any_match_is_outside_without_compiling_the_pattern() -> None:
+    # a default run judges its findings against the long cases' domains: no finding of
+    # it is a million characters long, and compiling them set the run's peak
+    domain = Domain(regex=r"([ \t])\1{999}\S")
+    assert not domain.contains(" " * 999 + "x") and "_compiled" not in vars(domain)
+    assert domain.contains("a" + " " * 1000 + "x") and not domain.contains(" \t" * 500 + "x")
+    assert "_compiled" in vars(domain)
+    shipped = [d.domain for case in load_case_file(REPO / "cases" / "long-inputs.yaml") for d in case.documented
+               if d.domain is not None and d.domain.regex and "999998" in d.domain.regex]
+    assert shipped and not any(d.contains(" " * 10**5 + "x") for d in shipped)
+    assert not any("_compiled" in vars(d) for d in shipped)
+
+
 def test_the_shipped_long_cases_load_without_compiling_their_domains() -> None:
     cases = load_case_file(REPO / "cases" / "long-inputs.yaml")
     domains = [d.domain for case in cases for d in case.documented if d.domain is not None and d.domain.regex]

@@ -53,10 +53,10 @@ def _parses_in_re(pattern: str) -> bool:
     without compiling it with ``regex``.
 
     ``regex`` unrolls counted repeats: the long inputs' domain ``([ \t\u3000])\1{999998}``
-    took 125 MB and seconds to compile, in every run that loaded the shipped cases, though
-    only a ``--long`` run ever matches it. ``re`` parses it in about 10 ms. A pattern ``re``
-    rejects (``\p{L}``: ``regex``'s own syntax) is compiled with ``regex`` at once, which
-    says what is wrong. Matching is always ``regex``'s (:attr:`Domain._compiled`).
+    took 125 MB and seconds to compile, in every run that loaded the shipped cases. ``re``
+    parses it in about 10 ms. A pattern ``re`` rejects (``\p{L}``: ``regex``'s own
+    syntax) is compiled with ``regex`` at once, which says what is wrong. Matching is
+    always ``regex``'s (:attr:`Domain._compiled`).
 
     >>> _parses_in_re(r"([ \t])\1{999998}"), _parses_in_re(r"\p{L}"), _parses_in_re("(unclosed")
     (True, False, False)
@@ -70,6 +70,25 @@ def _parses_in_re(pattern: str) -> bool:
     except re.error:
         return False
     return True
+
+
+def _shortest_match(pattern: str) -> int:
+    r"""The fewest characters a match of ``pattern`` has, by ``re``'s parser (0: it cannot
+    say). A text shorter than that holds no match, and :meth:`Domain.contains` need not
+    compile the pattern to know: a default run judges findings against the long inputs'
+    domains, and compiling the two of them in its last phase set its peak (+133 MB).
+
+    >>> _shortest_match(r"([ 	]){999998}"), _shortest_match(r"a|bc\d"), _shortest_match(r"x*")
+    (999999, 1, 0)
+    """
+    try:
+        from re import _parser as parser  # type: ignore[attr-defined]  # Python 3.11+
+    except ImportError:  # pragma: no cover - older Pythons
+        import sre_parse as parser  # type: ignore[no-redef]
+    try:
+        return int(parser.parse(pattern).getwidth()[0])
+    except Exception:  # noqa: BLE001 - a private parser: when it cannot say, match
+        return 0
 
 
 @dataclass(frozen=True)
@@ -94,6 +113,12 @@ class Domain:
             self._compiled  # noqa: B018 -- compile now, so a bad pattern fails at load time
 
     @cached_property
+    def _shortest(self) -> int:
+        # only where re accepts the pattern: then its syntax, and so its matches' lengths,
+        # are re's (regex's version-0 behaviour is re's by design)
+        return _shortest_match(self.regex) if self.regex is not None and _parses_in_re(self.regex) else 0
+
+    @cached_property
     def _compiled(self) -> Any:
         import regex  # the pattern dialect of the tokenizers under test
 
@@ -107,7 +132,7 @@ class Domain:
             return False
         if self.ranges and not any(low <= ord(ch) <= high for ch in text for low, high in self.ranges):
             return False
-        if self.regex is not None and self._compiled.search(text) is None:
+        if self.regex is not None and (len(text) < self._shortest or self._compiled.search(text) is None):
             return False
         return True
 
