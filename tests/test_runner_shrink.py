@@ -124,3 +124,25 @@ def test_round_trip_findings_shrink_too(bug: str, text: str, minimal: str) -> No
     finding = run_text_check("round-trip", Subject(text, ORDINARY, adapter, adapter))
     assert isinstance(finding, Finding) and finding.kind == "bytes"
     assert shrink_finding(finding, adapter, adapter, ORDINARY).text == minimal
+
+
+def test_findings_are_ordered_as_the_per_character_key_ordered_them_without_making_it() -> None:
+    # issue 25: the old key made a list of per-character tuples for every finding's text at
+    # once (186 MB for a default run's long inputs); TextSize compares lazily, same order
+    import random
+    import tracemalloc
+
+    from harness.run.settle import TextSize
+
+    rng = random.Random(25)
+    texts = ["".join(rng.choice("ab \t\n0你\ud800é") for _ in range(rng.randint(0, 6))) for _ in range(3000)]
+    assert sorted(texts, key=TextSize) == sorted(texts, key=lambda t: (len(t), [simplicity(c) for c in t]))
+    long_texts = [c * 10**5 for c in "ab \t你"]
+    tracemalloc.start()
+    try:
+        ordered = sorted(long_texts, key=TextSize)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert ordered == sorted(long_texts, key=lambda t: simplicity(t[0]))  # one character each, one length
+    assert peak < 10**6, peak  # the per-character keys were 5 x 10^5 tuples, tens of MB
