@@ -7,6 +7,7 @@ import json
 import pickle
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -67,13 +68,18 @@ def test_a_shard_by_reference_reads_the_documents_a_shard_of_text_carries(tmp_pa
         named[3].read_cases()
 
 
-def test_progress_resumes_only_its_own_run(tmp_path: Path) -> None:
+def _started_store(tmp_path: Path) -> tuple[Path, dict, ProgressStore, Any]:
+    """A corpus, its run's fingerprint, a fresh progress store and the corpus's first shard."""
     corpus = _corpus(tmp_path)
     key = fingerprint(corpus=[str(corpus)], options=CorpusOptions(), shard_size=2,
                       selection=SelectionArgs(impl=("tiktoken:cl100k_base",)))
     store = ProgressStore(tmp_path / "run")
     store.start(key, resume=False)
-    shard = next(iter(plan_shards([corpus], CorpusOptions(), size=2))).without_cases()
+    return corpus, key, store, next(iter(plan_shards([corpus], CorpusOptions(), size=2))).without_cases()
+
+
+def test_progress_resumes_only_its_own_run(tmp_path: Path) -> None:
+    corpus, key, store, shard = _started_store(tmp_path)
     result = ShardResult(shard, Delta(notes=["one"]), 1.5, "w")
     store.record(1, result)
     store.record_lost(2, "shard 2: lost")
@@ -94,12 +100,7 @@ def test_progress_resumes_only_its_own_run(tmp_path: Path) -> None:
 def test_a_shards_outcomes_are_stored_as_outcome_records_not_pickled(tmp_path: Path) -> None:
     # issue 25: a shard's bulk, its documents' outcomes, is compact JSON lines (the
     # outcome log's records); the pickle beside it holds only the counts and findings
-    corpus = _corpus(tmp_path)
-    key = fingerprint(corpus=[str(corpus)], options=CorpusOptions(), shard_size=2,
-                      selection=SelectionArgs(impl=("tiktoken:cl100k_base",)))
-    store = ProgressStore(tmp_path / "run")
-    store.start(key, resume=False)
-    shard = next(iter(plan_shards([corpus], CorpusOptions(), size=2))).without_cases()
+    _, _, store, shard = _started_store(tmp_path)
     special = Policy(allowed_special=frozenset({"<|endoftext|>"}), disallowed_special=frozenset())
     inputs = {
         ("α\ud800", Policy()): {"origin": "corpus", "case": "c#0",
