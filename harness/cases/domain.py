@@ -78,7 +78,7 @@ def _shortest_match(pattern: str) -> int:
     compile the pattern to know: a default run judges findings against the long inputs'
     domains, and compiling the two of them in its last phase set its peak (+133 MB).
 
-    >>> _shortest_match(r"([ 	]){999998}"), _shortest_match(r"a|bc\d"), _shortest_match(r"x*")
+    >>> _shortest_match(r"([ \t])\1{999998}"), _shortest_match(r"a|bc\d"), _shortest_match(r"x*")
     (999999, 1, 0)
     """
     try:
