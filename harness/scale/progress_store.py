@@ -8,7 +8,7 @@ and the adapter selection) and which shards are done. Each done shard has two fi
   it for 1,000 short documents on two adapters), in the outcome log's own records
   (:func:`harness.report.outcome_spool.record_of`: IDs as JSON, one line per document,
   gzip), after a first line that spells out each special-token policy the records
-  name. 32 KB for the shard whose pickle was 255 KB (issue 25).
+  name. 42 KB for the shard whose pickle was 255 KB (issue 25).
 - ``NNNNNNNN.pickle``: the rest of its :class:`~harness.scale.shard_task.ShardResult`,
   the delta without its inputs: counts per cell and the findings with their evidence,
   a few KB. These objects have no other encoding; the file is the run's own, read back
@@ -140,7 +140,8 @@ def inputs_file(inputs: dict[Any, dict]) -> bytes:
     policies = {policy.describe(): [_special(policy.allowed_special), _special(policy.disallowed_special)]
                 for _, policy in inputs}
     buffer = io.BytesIO()
-    # level 1, as the outcome spool: written once per shard, read only on --resume
+    # level 1, as the outcome spool: written once per shard, read back only by --resume
+    # or when the shard's merge waits behind a shard run again
     with gzip.GzipFile(fileobj=buffer, mode="wb", compresslevel=1, mtime=0) as out:
         out.write(_line({"policies": policies}))
         for (text, policy), entry in inputs.items():
