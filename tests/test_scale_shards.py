@@ -115,8 +115,8 @@ def test_a_shards_outcomes_are_stored_as_outcome_records_not_pickled(tmp_path: P
         assert pickle.load(handle).delta.inputs == {}
     with gzip.open(tmp_path / "run" / "shards" / "00000000.outcomes.jsonl.gz", "rb") as handle:
         lines = [json.loads(line) for line in handle]
-    assert lines[0] == {"policies": {"allowed={} disallowed=all": [[], "all"],
-                                     "allowed={<|endoftext|>} disallowed={}": [["<|endoftext|>"], []]}}
+    assert lines[0] == {"policies": {"allowed={} disallowed=all": {"policy": [[], "all"]},
+                                     "allowed={<|endoftext|>} disallowed={}": {"policy": [["<|endoftext|>"], []]}}}
     assert lines[2] == {"text": "<|endoftext|>", "policy": "allowed={<|endoftext|>} disallowed={}", "origin": "corpus",
                         "case": "c#1", "outcomes": {"h": {"raised": ["disallowed-special", "builtins.ValueError"]},
                                                    "t": {"ok": [100257]}}}

@@ -50,7 +50,7 @@ def write_outcome_log(path: str | os.PathLike[str], inputs: Mapping[Any, dict], 
     """Write ``Runner.inputs`` (sorted, so the file is the same for the same run) merged,
     by streaming, with a corpus's :class:`~harness.report.outcome_spool.OutcomeSpool`
     (``spooled``, whose folder is removed once the log is written); returns the count."""
-    from harness.report.outcome_spool import combined, record_key, record_of
+    from harness.report.outcome_spool import combined, record_key, record_line, record_of
 
     # sorted by the records' key, each record made only when it is written: a record's
     # outcomes as JSON lists are ~10^5 ints per adapter for a long input, where the runner
@@ -64,7 +64,7 @@ def write_outcome_log(path: str | os.PathLike[str], inputs: Mapping[Any, dict], 
     count = 0
     with open_atomic(path) as handle, gzip.GzipFile(fileobj=handle, mode="wb", mtime=0) as out:
         for record in rows:
-            out.write(json.dumps(record, ensure_ascii=True, separators=(",", ":")).encode("ascii") + b"\n")
+            out.write(record_line(record))
             count += 1
     if spooled is not None:
         spooled.close()

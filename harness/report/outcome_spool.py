@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
-__all__ = ["SPOOL_FOLDER", "OutcomeSpool", "combined", "record_key", "record_of"]
+__all__ = ["SPOOL_FOLDER", "OutcomeSpool", "combined", "record_key", "record_line", "record_of"]
 
 SPOOL_FOLDER = "outcomes.spool"
 BUFFER = 2048
@@ -47,6 +47,12 @@ def record_of(text: str, policy: Any, entry: Mapping[str, Any]) -> dict[str, Any
 
     return {"text": text, "policy": policy.describe(), "origin": entry["origin"], "case": entry["case"],
             "outcomes": {a: outcome_to_json(o) for a, o in sorted(entry["outcomes"].items())}}
+
+
+def record_line(record: Mapping[str, Any]) -> bytes:
+    """One JSON line of an outcome file: ASCII with escapes, so a lone surrogate of an
+    input survives the round trip."""
+    return json.dumps(record, ensure_ascii=True, separators=(",", ":")).encode("ascii") + b"\n"
 
 
 def combined(records: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
@@ -144,7 +150,7 @@ class OutcomeSpool:
         # compresslevel 1: these files live for one run; speed matters more than size
         with gzip.open(path, "wb", compresslevel=1) as out:
             for row in rows:
-                out.write(json.dumps(row, ensure_ascii=True, separators=(",", ":")).encode("ascii") + b"\n")
+                out.write(record_line(row))
         return path
 
 

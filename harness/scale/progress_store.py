@@ -133,32 +133,31 @@ def inputs_file(inputs: dict[Any, dict]) -> bytes:
     >>> from harness.outcomes import Outcome
     >>> inputs = {("hi", Policy()): {"origin": "corpus", "case": "c#0", "outcomes": {"t": Outcome.ok([6151])}}}
     >>> [line for line in gzip.decompress(inputs_file(inputs)).decode().split("\\n") if line]
-    ['{"policies":{"allowed={} disallowed=all":[[],"all"]}}', '{"text":"hi","policy":"allowed={} disallowed=all","origin":"corpus","case":"c#0","outcomes":{"t":{"ok":[6151]}}}']
+    ['{"policies":{"allowed={} disallowed=all":{"policy":[[],"all"]}}}', '{"text":"hi","policy":"allowed={} disallowed=all","origin":"corpus","case":"c#0","outcomes":{"t":{"ok":[6151]}}}']
     """
-    from harness.report.outcome_spool import record_of
+    from harness.report.outcome_spool import record_line, record_of
+    from harness.worker.protocol import encode_value
 
-    policies = {policy.describe(): [_special(policy.allowed_special), _special(policy.disallowed_special)]
-                for _, policy in inputs}
+    policies = {policy.describe(): encode_value(policy) for _, policy in inputs}
     buffer = io.BytesIO()
     # level 1, as the outcome spool: written once per shard, read back only by --resume
     # or when the shard's merge waits behind a shard run again
     with gzip.GzipFile(fileobj=buffer, mode="wb", compresslevel=1, mtime=0) as out:
-        out.write(_line({"policies": policies}))
+        out.write(record_line({"policies": policies}))
         for (text, policy), entry in inputs.items():
-            out.write(_line(record_of(text, policy, entry)))
+            out.write(record_line(record_of(text, policy, entry)))
     return buffer.getvalue()
 
 
 def read_inputs(path: Path) -> dict[Any, dict]:
     """:func:`inputs_file`'s inputs back, read line by line."""
-    from harness.cases.model import Policy
     from harness.golden.format import outcome_from_json
+    from harness.worker.protocol import decode_value
 
     inputs: dict[Any, dict] = {}
     with gzip.open(path, "rb") as handle:
         header = json.loads(next(handle))
-        policies = {described: Policy(_unspecial(allowed), _unspecial(disallowed))
-                    for described, (allowed, disallowed) in header["policies"].items()}
+        policies = {described: decode_value(policy) for described, policy in header["policies"].items()}
         for line in handle:
             record = json.loads(line)
             inputs[(record["text"], policies[record["policy"]])] = {
@@ -166,15 +165,3 @@ def read_inputs(path: Path) -> dict[Any, dict]:
                 "outcomes": {a: outcome_from_json(o) for a, o in record["outcomes"].items()}}
     return inputs
 
-
-def _special(value: Any) -> Any:
-    return value if isinstance(value, str) else sorted(value)
-
-
-def _unspecial(value: Any) -> Any:
-    return value if isinstance(value, str) else frozenset(value)
-
-
-def _line(value: Any) -> bytes:
-    # ASCII with escapes: a lone surrogate of a document survives the round trip
-    return json.dumps(value, ensure_ascii=True, separators=(",", ":")).encode("ascii") + b"\n"
