@@ -46,19 +46,19 @@ def plan_for(selected: Any, reference: Calls, cache: Any = None) -> EveryTokenPl
     return cache.remembered(selected, "every-token", [reference.name], [b"plan"], lambda: build_plan(reference))
 
 
-def _groups(selected: Any) -> Iterator[tuple[str, Calls, list[str]]]:
-    """(encoding, its reference, the adapters that meet it: the reference first)."""
+def _groups(selected: Any) -> Iterator[tuple[Calls, list[str]]]:
+    """Per encoding: (its reference, the adapters that meet it: the reference first)."""
     for encoding in selected.encodings():
         reference = selected.reference_for(encoding)
         if reference.name not in selected.calls:
             continue
         names = {a.name for a in selected.group(encoding)} - {reference.name}
-        yield encoding, reference, [reference.name, *sorted(names)]
+        yield reference, [reference.name, *sorted(names)]
 
 
 def unit_count(selected: Any) -> int:
     """How many units :func:`adapter_task_groups` makes, without making a plan."""
-    return sum(len(names) for _, _, names in _groups(selected))
+    return sum(len(names) for _, names in _groups(selected))
 
 
 def run_slice(runner: Any, token_slice: TokenSlice, names: Sequence[str]) -> dict[str, int]:
@@ -156,7 +156,7 @@ def adapter_task_groups(runner: Any) -> Iterator[list[tuple[str, list[tuple[Toke
     every encoding at once set a default run's peak (issue 25). The references are asked
     here, once, and each one's reachability audit goes into its coverage entry."""
     selected = runner.selected
-    for _, reference, names in _groups(selected):
+    for reference, names in _groups(selected):
         plan = plan_for(selected, reference, getattr(runner, "unit_cache", None))
         reference.forget_pieces(plan.ids)  # the plan holds what the slices need
         runner.coverage.audited(reference, plan.reachability_json())
