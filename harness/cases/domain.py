@@ -109,14 +109,18 @@ class Domain:
     def __post_init__(self) -> None:
         if self.regex is None and not self.chars and not self.ranges:
             raise DomainError("a domain needs at least one of regex, chars, ranges")
-        if self.regex is not None and not _parses_in_re(self.regex):
+        if self.regex is not None and not self._re_accepts:
             self._compiled  # noqa: B018 -- compile now, so a bad pattern fails at load time
+
+    @cached_property
+    def _re_accepts(self) -> bool:
+        return self.regex is not None and _parses_in_re(self.regex)
 
     @cached_property
     def _shortest(self) -> int:
         # only where re accepts the pattern: then its syntax, and so its matches' lengths,
         # are re's (regex's version-0 behaviour is re's by design)
-        return _shortest_match(self.regex) if self.regex is not None and _parses_in_re(self.regex) else 0
+        return _shortest_match(self.regex) if self._re_accepts else 0
 
     @cached_property
     def _compiled(self) -> Any:
