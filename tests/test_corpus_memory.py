@@ -62,6 +62,35 @@ def test_a_spooled_log_equals_the_in_memory_log(tmp_path: Path) -> None:
     assert not (tmp_path / "spool").exists()
 
 
+def test_a_long_input_is_written_one_outcome_at_a_time(tmp_path: Path) -> None:
+    """The log line of an input with ~10^5 IDs per adapter is the one-shot JSON line, byte
+    for byte, without holding that line and every adapter's IDs as lists at once (issue 25:
+    90 MB of a default run's report phase)."""
+    import tracemalloc
+
+    from harness.report.outcome_spool import record_line
+
+    text = "token " * 50_000
+    # six adapters with IDs of their own, four sharing the reference's object (agreement)
+    shared = Outcome.ok(tuple(range(1000, 101_000)))
+    outcomes = {f"own{n}": Outcome.ok(tuple(range(n, n + 100_000))) for n in range(6)}
+    outcomes.update({f"same{n}": shared for n in range(4)})
+    outcomes["raised"] = Outcome(kind="raised", category="value-error", native_type="ValueError")
+    inputs = {(text, Policy()): {"origin": "long", "case": None, "outcomes": outcomes}}
+    tracemalloc.start()
+    try:
+        write_outcome_log(tmp_path / "log.gz", inputs)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    (line,) = gzip.open(tmp_path / "log.gz", "rb").read().split(b"\n")[:-1]
+    assert line + b"\n" == record_line(record_of(text, Policy(), inputs[(text, Policy())]))
+    assert json.loads(line)["outcomes"]["same3"] == {"ok": list(range(1000, 101_000))}
+    # the one-shot line is 6.2 MB; with it and every outcome as a list at once, 20.7 MB is traced (5.2 MB here)
+    assert len(line) > 6_000_000
+    assert peak < 10_000_000, f"writing the log traced {peak / 1e6:.1f} MB"
+
+
 def _peak_rss_kb(tmp_path: Path, documents: int) -> tuple[int, Path]:
     corpus = write_corpus(tmp_path / f"corpus-{documents}.jsonl", documents)
     out = tmp_path / f"out-{documents}"

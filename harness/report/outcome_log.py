@@ -50,13 +50,14 @@ def write_outcome_log(path: str | os.PathLike[str], inputs: Mapping[Any, dict], 
     """Write ``Runner.inputs`` (sorted, so the file is the same for the same run) merged,
     by streaming, with a corpus's :class:`~harness.report.outcome_spool.OutcomeSpool`
     (``spooled``, whose folder is removed once the log is written); returns the count."""
-    from harness.report.outcome_spool import combined, record_key, record_line, record_of
+    from harness.report.outcome_spool import combined, held_record, record_key, write_record
 
-    # sorted by the records' key, each record made only when it is written: a record's
-    # outcomes as JSON lists are ~10^5 ints per adapter for a long input, where the runner
-    # holds one shared object for the adapters that agree
+    # sorted by the records' key, each record made only when it is written, and its
+    # outcomes turned into JSON one at a time as they are written (write_record): a long
+    # input's are ~10^5 ints per adapter, where the runner holds one shared object for
+    # the adapters that agree
     order = sorted(inputs, key=lambda key: (key[0], key[1].describe()))
-    held = (record_of(text, policy, inputs[(text, policy)]) for text, policy in order)
+    held = (held_record(text, policy, inputs[(text, policy)]) for text, policy in order)
     # the spool first: the corpus ran before every phase whose inputs are still in memory
     # (an input the cases saw first was combined into memory when the corpus met it)
     rows = combined(heapq.merge(spooled.records(), held, key=record_key)) \
@@ -64,7 +65,7 @@ def write_outcome_log(path: str | os.PathLike[str], inputs: Mapping[Any, dict], 
     count = 0
     with open_atomic(path) as handle, gzip.GzipFile(fileobj=handle, mode="wb", mtime=0) as out:
         for record in rows:
-            out.write(record_line(record))
+            write_record(out, record)
             count += 1
     if spooled is not None:
         spooled.close()

@@ -30,11 +30,13 @@ import heapq
 import itertools
 import json
 import shutil
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import IO, Any, Iterable, Iterator, Mapping
 
-__all__ = ["SPOOL_FOLDER", "OutcomeSpool", "combined", "record_key", "record_line", "record_of"]
+__all__ = ["SPOOL_FOLDER", "OutcomeSpool", "combined", "held_record", "record_key", "record_line", "record_of",
+           "write_record"]
 
 SPOOL_FOLDER = "outcomes.spool"
 BUFFER = 2048
@@ -45,14 +47,64 @@ def record_of(text: str, policy: Any, entry: Mapping[str, Any]) -> dict[str, Any
     """One input's entry of ``Runner.inputs`` as the outcome log's record (outcomes as JSON)."""
     from harness.golden.format import outcome_to_json
 
+    record = held_record(text, policy, entry)
+    return {**record, "outcomes": {a: outcome_to_json(o) for a, o in record["outcomes"].items()}}
+
+
+def held_record(text: str, policy: Any, entry: Mapping[str, Any]) -> dict[str, Any]:
+    """:func:`record_of` with the outcomes still :class:`~harness.outcomes.Outcome` objects,
+    for :func:`write_record`, which turns each into JSON only when it writes it."""
     return {"text": text, "policy": policy.describe(), "origin": entry["origin"], "case": entry["case"],
-            "outcomes": {a: outcome_to_json(o) for a, o in sorted(entry["outcomes"].items())}}
+            "outcomes": dict(sorted(entry["outcomes"].items()))}
 
 
 def record_line(record: Mapping[str, Any]) -> bytes:
     """One JSON line of an outcome file: ASCII with escapes, so a lone surrogate of an
     input survives the round trip."""
-    return json.dumps(record, ensure_ascii=True, separators=(",", ":")).encode("ascii") + b"\n"
+    return _dumps(record) + b"\n"
+
+
+def write_record(out: IO[bytes], record: Mapping[str, Any]) -> None:
+    """Write :func:`record_line` of ``record`` one outcome at a time: the same bytes.
+
+    A long input's record is ~10^5 IDs per adapter: as one JSON value with its lists of
+    ints it took 90 MB of a default run's report phase (issue 25). Here an outcome that
+    is still an :class:`~harness.outcomes.Outcome` (:func:`held_record`) becomes JSON when
+    it is written, and one object that the adapters which agree share is encoded once.
+
+    >>> import io
+    >>> record = {"text": "a", "policy": "ordinary", "origin": "case", "case": None,
+    ...           "outcomes": {"h": {"ok": [1]}, "t": {"ok": [1]}}}
+    >>> out = io.BytesIO(); write_record(out, record); out.getvalue() == record_line(record)
+    True
+    """
+    from harness.golden.format import outcome_to_json
+    from harness.outcomes import Outcome
+
+    encoded: dict[int, bytes] = {}  # id(outcome) -> its JSON, for an object more adapters share
+    comma = b"{"
+    for field, value in record.items():
+        out.write(comma + _dumps(field) + b":")
+        comma = b","
+        if field != "outcomes":
+            out.write(_dumps(value))
+            continue
+        shared = Counter(id(outcome) for outcome in value.values())
+        inner = b"{"
+        for adapter, outcome in value.items():
+            line = encoded.get(id(outcome))
+            if line is None:
+                line = _dumps(outcome_to_json(outcome) if isinstance(outcome, Outcome) else outcome)
+                if shared[id(outcome)] > 1:  # the record holds the object: its id stays its own
+                    encoded[id(outcome)] = line
+            out.write(inner + _dumps(adapter) + b":" + line)
+            inner = b","
+        out.write(b"{}" if inner == b"{" else b"}")
+    out.write((b"{}" if comma == b"{" else b"}") + b"\n")
+
+
+def _dumps(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=True, separators=(",", ":")).encode("ascii")
 
 
 def combined(records: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
