@@ -176,3 +176,43 @@ def test_an_encodings_plan_is_made_after_the_one_before_it_ran_and_let_go(monkey
     # and the coverage keeps them as one run of IDs, not an int object per ID
     assert runner.coverage.observations()["bytebpe:demo"].checked.runs() == [(0, len(demo.ids))]
     assert runner.coverage.summary()["bytebpe:demo"]["every_token"]["checked"] == len(demo.ids)
+
+
+def test_a_run_from_the_unit_cache_reads_no_plan(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # issue 25: loading o200k_base's cached plan (145 MB) to key units that all come
+    # from the cache set a second default run's peak; a small summary keys them now
+    from harness.engine.phases import PHASES, RunContext, run_units
+    from harness.run import every_token
+    from harness.run.unit_cache import UnitCache
+
+    class Logged(UnitCache):
+        def store(self, key: str, delta: object) -> None:
+            super().store(key, delta)
+            stored.append(key)
+
+    stored: list[str] = []
+    loaded: list[str] = []
+    real_plan_for = every_token.plan_for
+    monkeypatch.setattr(every_token, "plan_for",
+                        lambda selected, reference, cache=None: loaded.append(reference.name)
+                        or real_plan_for(selected, reference, cache))
+
+    def phase() -> tuple[dict, dict]:
+        selected = select(default_registry(), impls=["bytebpe:demo", "bytebpe-ltr:demo", "simple-v1:lighthouse",
+                                                     "char-demo:lowest"])
+        runner = Runner(selected)
+        runner.unit_cache = Logged(tmp_path)
+        run_units(RunContext(plan=None, runner=runner, cases=[]), PHASES["every-token"])
+        selected.close()
+        cells = {(a, c): (cell.inputs, cell.status) for a, row in runner.matrix.items() for c, cell in row.items()}
+        return cells, runner.coverage.summary()
+
+    first = phase()
+    assert loaded == ["char-demo:lowest", "simple-v1:lighthouse", "bytebpe-ltr:demo"]
+    assert first[0][("bytebpe:demo", "vocab-consistency")][0] > 0
+    loaded.clear()
+    assert phase() == first and loaded == []
+    # a unit the cache lost (the last one stored: the demo group's) reads that plan alone
+    (tmp_path / f"{stored[-1]}.pickle").unlink()
+    loaded.clear()
+    assert phase() == first and loaded == ["bytebpe-ltr:demo"]

@@ -24,6 +24,7 @@ for it (``in_domain``), as everywhere.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
 from harness.calls import Calls
@@ -32,7 +33,8 @@ from harness.generate.every_token import EveryTokenPlan, TokenSlice, build_plan,
 from harness.outcomes import Outcome
 from harness.run.settle import Candidate
 
-__all__ = ["FULL_CHECKS_PER_SLICE", "adapter_task_groups", "plan_for", "run_slice", "unit_count"]
+__all__ = ["FULL_CHECKS_PER_SLICE", "PlanSource", "PlanSummary", "SliceRef", "adapter_task_groups", "plan_for",
+           "run_slice", "unit_count"]
 
 #: texts per (adapter, slice) that differ and get the full checks; the rest are counted
 FULL_CHECKS_PER_SLICE = 4
@@ -149,18 +151,95 @@ def _compare_bytes(runner: Any, adapter: Calls, token_slice: TokenSlice) -> None
         runner.pending.append(Candidate(finding, ORDINARY, token_slice.reference, "generated", None))
 
 
-def adapter_task_groups(runner: Any) -> Iterator[list[tuple[str, list[tuple[TokenSlice, tuple[str, ...]]]]]]:
+def adapter_task_groups(runner: Any) -> Iterator[list[tuple[str, list[tuple[Any, tuple[str, ...]]]]]]:
     """The phase's units, one encoding's at a time: (adapter, its task: every slice of its
     encoding on it alone), the reference first. An encoding's plan is made only when the
     group before it has run (:class:`harness.engine.phases.UnitGroups`): the slices of
     every encoding at once set a default run's peak (issue 25). The references are asked
-    here, once, and each one's reachability audit goes into its coverage entry."""
+    here, once, and each one's reachability audit goes into its coverage entry.
+
+    The slices are :class:`SliceRef`: what the unit cache's key needs (reference, digest)
+    comes from a small cached :class:`PlanSummary`, and the plan itself (145 MB for
+    o200k_base) is read or made only when a unit of its group is not in the cache."""
     selected = runner.selected
+    cache = getattr(runner, "unit_cache", None)
     for reference, names in _groups(selected):
-        plan = plan_for(selected, reference, getattr(runner, "unit_cache", None))
-        reference.forget_pieces(plan.ids)  # the plan holds what the slices need
-        runner.coverage.audited(reference, plan.reachability_json())
-        slices = plan.slices
-        del plan  # the rest of it (every ID's bytes, the audit) goes now
+        source = PlanSource(selected, reference, cache)
+        summary = source.summary() if cache is None else \
+            cache.remembered(selected, "every-token", [reference.name], [b"summary"], source.summary)
+        runner.coverage.audited(reference, summary.reachability)
+        slices = [SliceRef(source, n, digest) for n, digest in enumerate(summary.digests)]
         yield [(name, [(token_slice, (name,)) for token_slice in slices]) for name in names]
-        del slices  # run by now: not held while the next plan is made
+        del slices, source  # run by now: not held while the next plan is made
+
+
+@dataclass(frozen=True)
+class PlanSummary:
+    """What an encoding's units need of its plan before they run: each slice's digest
+    (the unit cache's key) and the reference's reachability audit (its coverage entry)."""
+
+    digests: tuple[bytes, ...]
+    reachability: dict[str, Any]
+
+
+class PlanSource:
+    """One reference's :class:`EveryTokenPlan`, read or made at the first question, of
+    which only the slices are kept."""
+
+    def __init__(self, selected: Any, reference: Calls, cache: Any) -> None:
+        self.selected, self.reference, self.cache = selected, reference, cache
+        self._slices: tuple[TokenSlice, ...] | None = None
+        self._summary: PlanSummary | None = None
+
+    def slices(self) -> tuple[TokenSlice, ...]:
+        if self._slices is None:
+            self._load()
+        return self._slices  # type: ignore[return-value]
+
+    def summary(self) -> PlanSummary:
+        if self._summary is None:
+            self._load()
+        return self._summary  # type: ignore[return-value]
+
+    def _load(self) -> None:
+        plan = plan_for(self.selected, self.reference, self.cache)
+        self.reference.forget_pieces(plan.ids)  # the plan holds what the slices need
+        self._slices = plan.slices
+        self._summary = PlanSummary(tuple(s.digest for s in plan.slices), plan.reachability_json())
+        # the rest of the plan (every ID's bytes, the audit) goes with this frame
+
+
+class SliceRef:
+    """A slice of an encoding's plan, by position, that reads the plan only when its
+    content is asked for; pickled (to a ``--jobs`` process or a Dask worker) it is the
+    :class:`TokenSlice` itself."""
+
+    __slots__ = ("source", "index", "digest")
+
+    def __init__(self, source: PlanSource, index: int, digest: bytes) -> None:
+        self.source, self.index, self.digest = source, index, digest
+
+    @property
+    def reference(self) -> str:
+        return self.source.reference.name
+
+    def resolve(self) -> TokenSlice:
+        token_slice = self.source.slices()[self.index]
+        if token_slice.digest != self.digest:  # the cached summary is of another plan
+            raise RuntimeError(f"every-token: slice {self.index} of {self.reference}'s plan is not the one its "
+                               f"cached summary names; clear the unit cache (tokconf run --no-cache, or remove "
+                               f"its units/ folder)")
+        return token_slice
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.resolve(), name)
+
+    def __len__(self) -> int:
+        return len(self.resolve())
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return _same, (self.resolve(),)
+
+
+def _same(value: Any) -> Any:
+    return value
