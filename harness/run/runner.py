@@ -53,7 +53,7 @@ from harness.cases.model import CHECKS, Case, DocumentedDivergence, Policy
 from harness.cases.loader import adapter_matches, case_applies_to, documented_for
 from harness.checks.base import AGREE, ORDINARY, SKIP, UNSUPPORTED, Finding, Result, Subject, declared_policy
 from harness.checks import TEXT_CHECKS, run_text_check
-from harness.run.deltas import fresh, merge
+from harness.run.deltas import fresh, merge, shared
 from harness.run.domain_tally import DomainTally
 from harness.run.evidence import gather
 from harness.run.ids import assign_ids
@@ -253,7 +253,10 @@ class Runner:
 
     def _note_input(self, text: str, policy: Policy, adapter: Calls, origin: str, case: str | None) -> None:
         entry = self.inputs.setdefault((text, policy), {"origin": origin, "case": case, "outcomes": {}})
-        entry["outcomes"][adapter.name] = adapter.encode(text, policy)  # memoised: the checks asked it
+        outcomes = entry["outcomes"]
+        # memoised: the checks asked it; shared: one object for the adapters that agree, so
+        # a unit's pickled delta holds a long input's IDs once, not once per adapter
+        outcomes[adapter.name] = shared(outcomes, adapter.encode(text, policy))
 
     def _run_pair(self, case: Case, adapter: Calls, reference: Calls) -> None:
         self._note_input(case.text, case.policy, adapter, "case", case.id)
