@@ -90,7 +90,9 @@ def merge(runner: Any, delta: Delta) -> None:
             continue
         held = runner.inputs.setdefault(key, {**entry, "outcomes": {}})["outcomes"]
         for adapter, outcome in entry["outcomes"].items():
-            held[adapter] = shared(held, outcome)
+            same = shared(held, outcome)
+            # a new answer, once per run (not in the unit too: its delta may be pickled anyway)
+            held[adapter] = same if same is not outcome else with_canonical_ids(outcome)
     for adapter, kinds in delta.long_reach.items():
         runner.long_reach.setdefault(adapter, {}).update(kinds)
     runner.coverage.add(delta.coverage, runner.selected.calls)
@@ -115,6 +117,11 @@ def shared(held: dict[str, Any], outcome: Any) -> Any:
     for mine in held.values():
         if mine == outcome:
             return mine
+    return outcome
+
+
+def with_canonical_ids(outcome: Any) -> Any:
+    """``outcome``, its IDs through :func:`canonical_ids` when it has :data:`LONG_IDS` or more."""
     if outcome.is_ok and isinstance(outcome.value, tuple) and len(outcome.value) >= LONG_IDS:
         return replace(outcome, value=canonical_ids(outcome.value))
     return outcome
