@@ -216,3 +216,48 @@ def test_a_run_from_the_unit_cache_reads_no_plan(tmp_path: Path, monkeypatch: py
     (tmp_path / f"{stored[-1]}.pickle").unlink()
     loaded.clear()
     assert phase() == first and loaded == ["bytebpe-ltr:demo"]
+
+
+def test_the_reference_is_judged_on_its_plan_answers_without_encoding_them_again() -> None:
+    # issue 25: the plan holds the reference's own IDs for every text of a slice; asking
+    # it again encoded each text twice on one path. A fault in its bytes must still show.
+    from dataclasses import replace
+
+    base = default_registry().spec("bytebpe-ltr:demo")
+    real = base.factory()
+    plan = build_plan(select(_one(base)).reference_for(base.encoding))
+    broken_id = next(i for s in plan.slices for i, p in zip(s.ids, s.pieces) if p and len(p) >= 2)
+    encoded: list[str] = []
+
+    class Watched(type(real)):  # type: ignore[misc]
+        def __init__(self, *, wrong: bool) -> None:
+            self.__dict__.update(real.__dict__)
+            self.wrong = wrong
+
+        def encode(self, text, **kwargs):  # type: ignore[no-untyped-def]
+            encoded.append(text)
+            return super().encode(text, **kwargs)
+
+        def token_bytes(self, token_id: int) -> bytes:
+            piece = super().token_bytes(token_id)
+            return piece[::-1] if self.wrong and token_id == broken_id else piece
+
+    def slice_run(*, wrong: bool):  # type: ignore[no-untyped-def]
+        runner = Runner(select(_one(replace(base, factory=lambda: Watched(wrong=wrong)))))
+        encoded.clear()
+        for token_slice in plan.slices:
+            run_slice(runner, token_slice, [base.name])
+        return runner.finish()
+
+    healthy = slice_run(wrong=False)
+    assert healthy.divergences == [] and encoded == []
+    assert healthy.matrix[base.name]["id-parity"].inputs == sum(len(s.texts) for s in plan.slices)
+    broken = slice_run(wrong=True)
+    assert [d.check for d in broken.divergences if d.status == "unexpected"], "the reversed token's bytes went unseen"
+    assert encoded, "only the texts that failed go through the full checks, which encode"
+
+
+def _one(spec):  # type: ignore[no-untyped-def]
+    reg = Registry()
+    reg.add(spec, provider="test")
+    return reg

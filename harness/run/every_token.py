@@ -94,7 +94,8 @@ def _differing_texts(runner: Any, adapter: Calls, reference: Calls, token_slice:
     differing: list[str] = []
     agreed = 0
     for policy, positions in by_policy.items():
-        outcomes = encode_all(adapter, [entries[n][0] for n in positions], policy)
+        outcomes = _reference_answers(adapter, entries, positions, policy) if is_reference else \
+            encode_all(adapter, [entries[n][0] for n in positions], policy)
         for n, outcome in zip(positions, outcomes):
             text, _, expected = entries[n]
             if _agrees(adapter, reference, text, outcome, expected, is_reference):
@@ -105,6 +106,28 @@ def _differing_texts(runner: Any, adapter: Calls, reference: Calls, token_slice:
     runner.cell(adapter.name, "id-parity").inputs += agreed
     runner.cell(adapter.name, "error-category").inputs += agreed
     return differing
+
+
+def _reference_answers(reference: Calls, entries: Sequence[tuple[str, Any, tuple[int, ...] | None]],
+                       positions: Sequence[int], policy: Any) -> list[Outcome]:
+    """The reference's outcomes on ``entries`` at ``positions``: the IDs the plan holds,
+    which are this reference's own answers to these very texts under the same policy
+    (:func:`~harness.generate.every_token.build_plan` asked it, and a cached plan is keyed
+    by the reference's code, release and vocabulary), so asking again would encode each
+    text twice on one path. Only a text the reference raised on is asked again, for the
+    error the full checks judge.
+
+    >>> from harness.checks.base import ORDINARY
+    >>> class Asked:
+    ...     def reset(self): pass
+    ...     batches = False
+    ...     def encode(self, text, policy): return Outcome.raised("internal-error", "X", text)
+    >>> [o.describe() for o in _reference_answers(Asked(), [("a", ORDINARY, (64,)), ("b", ORDINARY, None)], [0, 1], ORDINARY)]
+    ['[64]', 'raised internal-error (X): b']
+    """
+    asked = [n for n in positions if entries[n][2] is None]
+    answers = dict(zip(asked, encode_all(reference, [entries[n][0] for n in asked], policy)))
+    return [answers[n] if n in answers else Outcome.ok(entries[n][2]) for n in positions]
 
 
 def _agrees(adapter: Calls, reference: Calls, text: str, outcome: Outcome, expected: tuple[int, ...] | None,
