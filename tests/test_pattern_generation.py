@@ -135,3 +135,20 @@ def test_the_pool_keeps_max_examples_for_atoms_and_mixtures_and_adds_the_fixed_s
     assert fixed <= set(pool.texts[: pool.short_count])
     dev = open_pool(literals=[], patterns=[CL100K_PATTERN], profile="dev", max_examples=20, seed=0)
     assert not set(dev.texts) & long and dev.short_count == len(dev.texts)
+
+
+def test_every_code_point_is_built_without_a_transient_of_a_million_strings() -> None:
+    # issue 25: joining 1.1 million one-character strings held ~100 MB for a moment, and
+    # under --jobs it came at the end of a run (the coverage summary): the run's peak
+    import tracemalloc
+
+    from harness.generate.unicode_edges import all_code_points
+
+    tracemalloc.start()
+    try:
+        text = all_code_points.__wrapped__()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(text) == 0x110000 - 0x800 and text[0xD7FF] == "\ud7ff" and text[0xD800] == "\ue000"
+    assert peak < 24 * 2**20, f"building it held {peak / 2**20:.0f} MiB at its peak"
