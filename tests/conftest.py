@@ -14,6 +14,13 @@ import pytest
 _WORKER_MEMORY_BYTES = 6 * 2**30
 
 
+# Each test's `tokconf run` (in this process or a child, which inherits the environment)
+# takes one job unless it says --jobs: xdist already puts a test process on every core, and
+# a run forking one process per core inside each of them would oversubscribe the cores and
+# double the suite's memory. tests/test_jobs_default.py checks the default itself.
+os.environ.setdefault("TOKCONF_JOBS", "1")
+
+
 def pytest_xdist_auto_num_workers(config: Any) -> int:
     """``-n auto``: one worker per usable core, as many as the free memory holds (at least one)."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1

@@ -9,13 +9,15 @@ processes (:mod:`harness.run.parallel`).
 from __future__ import annotations
 
 import argparse
+import os
+from typing import Mapping
 
 from harness.cli import UsageError
 from harness.run.choice import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S
 from harness.worker.setup import Isolation
 
 __all__ = ["DEFAULT_MEMORY_MB", "DEFAULT_TIMEOUT_S", "add_golden_timeout", "add_isolation_arguments",
-           "isolation_from_args"]
+           "default_jobs", "isolation_from_args"]
 
 
 
@@ -33,8 +35,32 @@ def add_isolation_arguments(parser: argparse.ArgumentParser, *, jobs: bool = Tru
                        help=f"address-space limit of each worker (RLIMIT_AS; 0 = none; default {DEFAULT_MEMORY_MB}); "
                             f"past it a call is `crashed:out-of-memory`")
     if jobs:
-        group.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
-                           help="spread the inputs over N processes (same report as 1, except timings)")
+        group.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
+                           help="spread the inputs over N processes (same report as 1, except timings; default: "
+                                "$TOKCONF_JOBS, else the cores this process may run on)")
+
+
+def default_jobs(environ: Mapping[str, str] = os.environ) -> int:
+    """``--jobs`` when the flag is not given: ``$TOKCONF_JOBS``, else the cores this process
+    may run on (its CPU affinity, which a container or ``taskset`` narrows; not
+    ``os.cpu_count()``, which counts the machine's). Issue 25: a default run uses the cores
+    it has; the report is the same at any ``--jobs``.
+
+    >>> default_jobs({"TOKCONF_JOBS": "3"})
+    3
+    >>> default_jobs({"TOKCONF_JOBS": "0"})
+    Traceback (most recent call last):
+    ...
+    harness.cli.UsageError: TOKCONF_JOBS must be a whole number of at least 1, got '0'; fix it (TOKCONF_JOBS=2) or unset it to use the cores this process may run on
+    """
+    value = environ.get("TOKCONF_JOBS", "").strip()
+    if value:
+        if not value.isdigit() or int(value) < 1:
+            raise UsageError(f"TOKCONF_JOBS must be a whole number of at least 1, got {value!r}; fix it "
+                             f"(TOKCONF_JOBS=2) or unset it to use the cores this process may run on")
+        return int(value)
+    affinity = getattr(os, "sched_getaffinity", None)
+    return max(1, len(affinity(0)) if affinity is not None else (os.cpu_count() or 1))
 
 
 def add_golden_timeout(parser: argparse.ArgumentParser) -> None:

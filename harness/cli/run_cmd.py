@@ -21,7 +21,7 @@ from harness.cli import UsageError
 from harness.cli.interrupts import catch_stops
 from harness.cli.corpus_phase import add_executor_options, check_executor_options
 from harness.cli.inputs import add_corpus_options, corpus_options
-from harness.cli.isolation import add_isolation_arguments
+from harness.cli.isolation import add_isolation_arguments, default_jobs
 from harness.cli.ladder_args import add_ladder_argument, report_ladders, resolve_ladders
 
 
@@ -155,7 +155,8 @@ def plan_from_args(args: argparse.Namespace) -> Any:
             phases=phases, profile=args.profile, seed=args.seed, max_examples=args.max_examples, long=args.long,
             long_sizes=long_sizes, default_long=args.default_long, corpus=tuple(args.corpus), corpus_options=corpus,
             limits=Limits(shrink_seconds=shrink), cache=not getattr(args, "no_cache", False),
-            executor=Executor(kind=args.executor, jobs=args.jobs, scheduler=args.scheduler,
+            executor=Executor(kind=args.executor, jobs=default_jobs() if args.jobs is None else args.jobs,
+                              scheduler=args.scheduler,
                               shard_size=args.shard_size, resume=args.resume),
             outputs=Outputs(out=args.out, save_new_cases=args.save_new_cases, min_coverage=minimums,
                             profile_harness=args.profile_harness, ladders=getattr(args, "ladder_rungs", ()),

@@ -130,6 +130,7 @@ def execute(plan: Plan, *, progress: ProgressFn | None = None, quiet: bool = Tru
     runner = Runner(selected, progress=progress, jobs=plan.executor.jobs, shrink_seconds=plan.limits.shrink_seconds,
                     max_shrink_calls=plan.limits.max_shrink_calls)
     runner.profile = ready.profile
+    clock.jobs = runner.jobs.jobs
     if plan.cache:
         from harness.run.unit_cache import UnitCache
 

@@ -108,6 +108,9 @@ class HarnessProfile:
     builds_cpu: dict[str, float] = field(default_factory=dict)
     #: phase -> adapter -> seconds in that adapter's calls during the phase
     phase_calls: dict[str, dict[str, float]] = field(default_factory=dict)
+    #: the processes the run's units were spread over (``--jobs``, after any fallback to 1):
+    #: with more than one, ``cpu_s`` is this process's alone, not its children's
+    jobs: int = 1
     _last: float = 0.0
     _last_cpu: float = 0.0
 
@@ -155,6 +158,7 @@ class HarnessProfile:
                 by_op[op] = by_op.get(op, 0.0) + seconds
         slowest = sorted(self.adapters.items(), key=lambda kv: -kv[1].seconds)
         return {
+            "jobs": self.jobs,
             "wall_s": round(wall, 3),
             "adapter_build_s": round(build, 3),
             "adapter_calls_s": round(in_calls, 3),
@@ -183,7 +187,7 @@ class HarnessProfile:
         stream.write(
             f"harness profile: wall {s['wall_s']:.2f} s = adapter calls {s['adapter_calls_s']:.2f} s "
             f"({s['adapter_calls']} calls) + adapter builds {s['adapter_build_s']:.2f} s + harness "
-            f"{s['harness_s']:.2f} s; harness overhead {100 * s['harness_share']:.1f} % of the wall "
+            f"{s['harness_s']:.2f} s (--jobs {s['jobs']}); harness overhead {100 * s['harness_share']:.1f} % of the wall "
             f"time, {100 * s['harness_cpu_share']:.1f} % of the CPU time ({s['cpu_s']:.2f} s); "
             f"peak RSS {s['peak_rss_mb']:.0f} MB\n"
         )
