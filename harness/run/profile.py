@@ -191,6 +191,9 @@ class HarnessProfile:
             f"time, {100 * s['harness_cpu_share']:.1f} % of the CPU time ({s['cpu_s']:.2f} s); "
             f"peak RSS {s['peak_rss_mb']:.0f} MB\n"
         )
+        if s["jobs"] > 1:
+            stream.write(f"  (calls made in the {s['jobs']} job processes are not in these figures, and their CPU "
+                         f"time is not in this process's: --jobs 1 gives the whole split)\n")
         stream.write("  adapter calls by operation: "
                      + ", ".join(f"{k} {v:.2f} s" for k, v in s["adapter_calls_by_op_s"].items()) + "\n")
         stream.write("  phases: " + ", ".join(f"{k} {v:.2f} s" for k, v in s["phases_s"].items()) + "\n")
