@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.generate.every_token import EveryTokenPlan, build_plan
+from harness.generate.every_token import EveryTokenPlan, build_plan, encode_all
 from harness.registry import Registry, default_registry
 from harness.report.bounds import input_text
 from harness.run.every_token import run_slice
@@ -147,11 +147,11 @@ def test_an_encodings_plan_is_made_after_the_one_before_it_ran_and_let_go(monkey
     made: list[weakref.ref] = []  # a weak reference to each plan's first slice
     real_plan_for, real_run = every_token.plan_for, runner.jobs.run
 
-    def plan_for(selected, reference, cache=None):  # type: ignore[no-untyped-def]
+    def plan_for(selected, reference, cache=None, **how):  # type: ignore[no-untyped-def]
         gc.collect()
         alive = sum(ref() is not None for ref in made)
         events.append(f"plan {reference.name} ({alive} earlier held)")
-        plan = real_plan_for(selected, reference, cache)
+        plan = real_plan_for(selected, reference, cache, **how)
         made.append(weakref.ref(plan.slices[0]))
         return plan
 
@@ -194,8 +194,8 @@ def test_a_run_from_the_unit_cache_reads_no_plan(tmp_path: Path, monkeypatch: py
     loaded: list[str] = []
     real_plan_for = every_token.plan_for
     monkeypatch.setattr(every_token, "plan_for",
-                        lambda selected, reference, cache=None: loaded.append(reference.name)
-                        or real_plan_for(selected, reference, cache))
+                        lambda selected, reference, cache=None, **how: loaded.append(reference.name)
+                        or real_plan_for(selected, reference, cache, **how))
 
     def phase() -> tuple[dict, dict]:
         selected = select(default_registry(), impls=["bytebpe:demo", "bytebpe-ltr:demo", "simple-v1:lighthouse",
@@ -261,3 +261,41 @@ def _one(spec):  # type: ignore[no-untyped-def]
     reg = Registry()
     reg.add(spec, provider="test")
     return reg
+
+
+def test_under_jobs_the_plan_is_asked_in_the_job_processes_and_is_the_same_plan(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # issue 25: building each reference's plan (cl100k_base: 300,000 texts encoded) was the
+    # serial part of a --jobs run; its lists are spread over the processes now
+    import os
+
+    from harness.run import parallel
+
+    selected = select(default_registry(), impls=["bytebpe-ltr:demo"])
+    reference = selected.calls["bytebpe-ltr:demo"]
+    in_order: list[int] = []
+    serial = build_plan(reference, encode_many=lambda texts, policy: in_order.append(len(texts))
+                        or encode_all(reference, texts, policy))
+    runner = Runner(selected, jobs=2)
+    log = tmp_path / "asked-in"
+    real_task = parallel.TASKS["encode"]
+
+    def encode_task(work):  # type: ignore[no-untyped-def]
+        with log.open("a", encoding="ascii") as out:  # a forked process's own memory is not ours
+            out.write(f"{os.getpid()} {sum(len(texts) for _, texts, _ in work)}\n")
+        return real_task(work)
+
+    monkeypatch.setitem(parallel.TASKS, "encode", encode_task)  # forked processes inherit the table
+    monkeypatch.setattr(parallel, "TEXTS_PER_ENCODE_TASK", 100)  # the demo vocabulary is small
+    try:
+        spread = build_plan(reference, encode_many=runner.jobs.encode_many(reference.name))
+    finally:
+        runner.jobs.close()
+    asked = [line.split() for line in log.read_text(encoding="ascii").split("\n") if line]
+    here = sum(int(n) for pid, n in asked if pid == str(os.getpid()))  # a list of one task stays here
+    assert len({pid for pid, _ in asked} - {str(os.getpid())}) == 2 and here <= 100
+    assert sum(int(n) for _, n in asked) == sum(in_order)  # each text asked once
+    assert [s.digest for s in spread.slices] == [s.digest for s in serial.slices]
+    assert spread.reachability_json() == serial.reachability_json()
+    assert Runner(selected).jobs.encode_many(reference.name) is None  # one job: asked in order, here
+    selected.close()

@@ -13,7 +13,8 @@ worker one frame of calls, per slice):
   the reference's IDs;
 - every special ID: its literal, encoded with every literal allowed, and its bytes.
 
-The reference's answers are computed once here, in the parent, and travel with each
+The reference's answers are computed once here (in the parent; under ``--jobs`` its
+lists of texts are spread over the run's processes), and travel with each
 slice, so a slice checks an adapter without asking the reference again and the
 reachability audit (:func:`harness.checks.reachability.classify`) is made from the same
 answers. Pure input building: which IDs, which texts, what the reference said; the run
@@ -25,7 +26,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from harness.calls import Calls
 from harness.cases.model import Policy
@@ -33,7 +34,7 @@ from harness.checks.base import ALL, ORDINARY
 from harness.checks.reachability import Reachability, classify, context_text
 from harness.checks.vocab import ordinary_end
 
-__all__ = ["EveryTokenPlan", "SLICE_TOKENS", "TokenSlice", "build_plan", "encode_all"]
+__all__ = ["EncodeMany", "EveryTokenPlan", "SLICE_TOKENS", "TokenSlice", "build_plan", "encode_all"]
 
 #: IDs per slice: one task of the run and, for a worker, one frame of ~2 x this many calls.
 SLICE_TOKENS = 2048
@@ -106,10 +107,21 @@ def encode_all(calls: Calls, texts: Sequence[str], policy: Policy, *, frame: int
     return out
 
 
-def build_plan(reference: Calls, *, slice_tokens: int = SLICE_TOKENS) -> EveryTokenPlan:
-    """Ask the reference about every ID; cut the answers into slices."""
+#: encodes a list of texts under a policy on the reference: the outcomes, in order
+EncodeMany = Callable[[Sequence[str], Policy], list[Any]]
+
+
+def build_plan(reference: Calls, *, slice_tokens: int = SLICE_TOKENS,
+               encode_many: EncodeMany | None = None) -> EveryTokenPlan:
+    """Ask the reference about every ID; cut the answers into slices.
+
+    ``encode_many`` asks the reference about a list of texts; by default here, in order
+    (:func:`encode_all`); a run with ``--jobs`` spreads the lists over its processes
+    (:meth:`harness.run.parallel.Jobs.encode_many`), the same answers in the same order."""
     if slice_tokens < 1:
         raise ValueError(f"slice_tokens must be at least 1, got {slice_tokens}")
+    if encode_many is None:
+        encode_many = lambda texts, policy: encode_all(reference, texts, policy)  # noqa: E731
     specials = dict(reference.info.special_tokens)
     special_ids = {i: literal for literal, i in specials.items()}
     end = ordinary_end(reference)
@@ -121,10 +133,10 @@ def build_plan(reference: Calls, *, slice_tokens: int = SLICE_TOKENS) -> EveryTo
         pieces[token_id] = piece.value if piece.is_ok else None
     texts = {i: p.decode("utf-8") for i, p in pieces.items() if p is not None and _utf8(p)}
     order = sorted(texts)
-    alone = encode_all(reference, [texts[i] for i in order], ORDINARY)
-    context = encode_all(reference, [context_text(texts[i]) for i in order], ORDINARY)
+    alone = encode_many([texts[i] for i in order], ORDINARY)
+    context = encode_many([context_text(texts[i]) for i in order], ORDINARY)
     literal_ids = sorted(special_ids)
-    allowed = encode_all(reference, [special_ids[i] for i in literal_ids], ALL)
+    allowed = encode_many([special_ids[i] for i in literal_ids], ALL)
     reach = classify(pieces, {i: _ids(o) or () for i, o in zip(order, alone)},
                      {i: _ids(o) or () for i, o in zip(order, context)})
     own: dict[int, tuple[str, Policy, tuple[int, ...] | None]] = {}
@@ -134,13 +146,17 @@ def build_plan(reference: Calls, *, slice_tokens: int = SLICE_TOKENS) -> EveryTo
         own[token_id] = (special_ids[token_id], ALL, _ids(outcome))
     all_ids = sorted(set(pieces) | set(literal_ids))
     special_pieces = {i: special_ids[i].encode("utf-8") for i in literal_ids}
+    starts = range(0, len(all_ids), slice_tokens)
+    packs_of = []  # each slice's packed context texts, asked about together
+    for start in starts:
+        in_slice = [i for i in all_ids[start:start + slice_tokens] if i in texts]
+        packs_of.append(["".join(context_text(texts[i]) for i in in_slice[k:k + CONTEXTS_PER_TEXT])
+                         for k in range(0, len(in_slice), CONTEXTS_PER_TEXT)])
+    answers = iter(encode_many([pack for packs in packs_of for pack in packs], ORDINARY))
     slices = []
-    for start in range(0, len(all_ids), slice_tokens):
+    for start, packs in zip(starts, packs_of):
         ids = tuple(all_ids[start:start + slice_tokens])
-        in_slice = [i for i in ids if i in texts]
-        packs = ["".join(context_text(texts[i]) for i in in_slice[k:k + CONTEXTS_PER_TEXT])
-                 for k in range(0, len(in_slice), CONTEXTS_PER_TEXT)]
-        packed = encode_all(reference, packs, ORDINARY)
+        packed = [next(answers) for _ in packs]
         slices.append(TokenSlice(
             encoding=reference.info.encoding, reference=reference.name, ids=ids,
             pieces=tuple(special_pieces[i] if i in special_pieces else pieces[i] for i in ids),

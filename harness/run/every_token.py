@@ -29,7 +29,7 @@ from typing import Any, Iterator, Sequence
 
 from harness.calls import Calls
 from harness.checks.base import ORDINARY, Finding, shape
-from harness.generate.every_token import EveryTokenPlan, TokenSlice, build_plan, encode_all
+from harness.generate.every_token import EncodeMany, EveryTokenPlan, TokenSlice, build_plan, encode_all
 from harness.outcomes import Outcome
 from harness.run.settle import Candidate
 
@@ -40,12 +40,17 @@ __all__ = ["FULL_CHECKS_PER_SLICE", "PlanSource", "PlanSummary", "SliceRef", "ad
 FULL_CHECKS_PER_SLICE = 4
 
 
-def plan_for(selected: Any, reference: Calls, cache: Any = None) -> EveryTokenPlan:
+def plan_for(selected: Any, reference: Calls, cache: Any = None, *,
+             encode_many: EncodeMany | None = None) -> EveryTokenPlan:
     """``reference``'s plan: from the unit cache when the reference is unchanged
-    (:mod:`harness.run.unit_cache`), else made (145 MB for o200k_base)."""
+    (:mod:`harness.run.unit_cache`), else made (145 MB for o200k_base); ``encode_many``:
+    how the reference is asked (:func:`~harness.generate.every_token.build_plan`)."""
+    def build() -> EveryTokenPlan:
+        return build_plan(reference, encode_many=encode_many)
+
     if cache is None:
-        return build_plan(reference)
-    return cache.remembered(selected, "every-token", [reference.name], [b"plan"], lambda: build_plan(reference))
+        return build()
+    return cache.remembered(selected, "every-token", [reference.name], [b"plan"], build)
 
 
 def _groups(selected: Any) -> Iterator[tuple[Calls, list[str]]]:
@@ -187,7 +192,7 @@ def adapter_task_groups(runner: Any) -> Iterator[list[tuple[str, list[tuple[Any,
     selected = runner.selected
     cache = getattr(runner, "unit_cache", None)
     for reference, names in _groups(selected):
-        source = PlanSource(selected, reference, cache)
+        source = PlanSource(selected, reference, cache, encode_many=runner.jobs.encode_many(reference.name))
         summary = source.summary() if cache is None else \
             cache.remembered(selected, "every-token", [reference.name], [b"summary"], source.summary)
         runner.coverage.audited(reference, summary.reachability)
@@ -209,8 +214,9 @@ class PlanSource:
     """One reference's :class:`EveryTokenPlan`, read or made at the first question, of
     which only the slices are kept."""
 
-    def __init__(self, selected: Any, reference: Calls, cache: Any) -> None:
+    def __init__(self, selected: Any, reference: Calls, cache: Any, *, encode_many: EncodeMany | None = None) -> None:
         self.selected, self.reference, self.cache = selected, reference, cache
+        self.encode_many = encode_many
         self._slices: tuple[TokenSlice, ...] | None = None
         self._summary: PlanSummary | None = None
 
@@ -225,7 +231,7 @@ class PlanSource:
         return self._summary  # type: ignore[return-value]
 
     def _load(self) -> None:
-        plan = plan_for(self.selected, self.reference, self.cache)
+        plan = plan_for(self.selected, self.reference, self.cache, encode_many=self.encode_many)
         self.reference.forget_pieces(plan.ids)  # the plan holds what the slices need
         self._slices = plan.slices
         self._summary = PlanSummary(tuple(s.digest for s in plan.slices), plan.reachability_json())

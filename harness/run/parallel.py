@@ -36,7 +36,8 @@ from harness.checks.structure import batch_texts
 from harness.checks.base import Finding
 from harness.run.deltas import Delta, delta_of, judge_delta, merge
 
-__all__ = ["CASES_PER_TASK", "Delta", "GeneratedUnit", "Jobs", "JobsBroken", "TEXTS_PER_TASK", "chunked",
+__all__ = ["CASES_PER_TASK", "Delta", "GeneratedUnit", "Jobs", "JobsBroken", "TEXTS_PER_ENCODE_TASK", "TEXTS_PER_TASK",
+           "chunked",
            "judge_delta", "merge", "prefetch_requests", "run_task"]
 
 #: Units per task sent to a process: small enough to balance, big enough to batch.
@@ -168,6 +169,15 @@ def _shrink_task(work: Sequence[tuple[Any, int, float | None]]) -> list[tuple[Fi
     return out
 
 
+def _encode_task(work: Sequence[tuple[str, Sequence[str], Any]]) -> list[list[Any]]:
+    """Each (adapter, texts, policy): the adapter's encode outcomes, in order (an
+    every-token plan's questions to its reference, :meth:`Jobs.encode_many`)."""
+    from harness.generate.every_token import encode_all
+
+    calls = _RUNNER.selected.calls
+    return [encode_all(calls[name], texts, policy) for name, texts, policy in work]
+
+
 def _pool_task(specs: Sequence[dict[str, Any]]) -> list[Any]:
     from harness.generate.pools import closed_pool, open_pool
 
@@ -176,8 +186,11 @@ def _pool_task(specs: Sequence[dict[str, Any]]) -> list[Any]:
 
 TASKS: dict[str, Callable[[Sequence[Any]], Any]] = {
     "vocab": _vocab_task, "cases": _case_task, "generated": _generated_task, "long": _long_task,
-    "every-token": _every_token_task, "shrink": _shrink_task, "pool": _pool_task,
+    "every-token": _every_token_task, "shrink": _shrink_task, "pool": _pool_task, "encode": _encode_task,
 }
+
+#: texts per ``encode`` task: a plan's lists (100,000 to 200,000 texts) in tens of tasks
+TEXTS_PER_ENCODE_TASK = 8192
 
 
 def _run_task(kind: str, units: Sequence[Any]) -> Any:
@@ -272,6 +285,24 @@ class Jobs:
         for part in self._results(kind, [[item] for item in items]):
             results.extend(part)
         return results
+
+    def encode_many(self, name: str) -> Callable[[Sequence[str], Any], list[Any]] | None:
+        """A function that asks adapter ``name`` to encode a list of texts spread over the
+        processes (None with one job: the caller encodes in order itself). What it
+        returns is in the order of the texts, as :func:`encode_all` in process gives it.
+
+        The serial part of a ``--jobs`` run was mostly the every-token plans: the
+        reference encodes every token alone and in context (cl100k_base: 300,000 texts)
+        in the parent while the processes wait (issue 25)."""
+        if not self.parallel:
+            return None
+
+        def encode(texts: Sequence[str], policy: Any) -> list[Any]:
+            work = [(name, texts[i:i + TEXTS_PER_ENCODE_TASK], policy)
+                    for i in range(0, len(texts), TEXTS_PER_ENCODE_TASK)]
+            return [outcome for part in self.map("encode", work) for outcome in part]
+
+        return encode
 
     def map_here(self, kind: str, items: Sequence[Any]) -> list[Any]:
         """:meth:`map` in this process (through the unit cache, like every unit)."""
