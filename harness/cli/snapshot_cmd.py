@@ -76,15 +76,23 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from exc
     literals = {lit for c in selected.calls.values() for lit, _ in c.info.special_tokens}
     line = None if args.quiet else ProgressLine("snapshot")
-    from harness.cli.interrupts import catch_stops, describe_stop, stop_exit_code
+    from harness.cli.interrupts import catch_stops, describe_stop, raise_if_stopped, stop_exit_code
     from harness.golden.resume import ResumeError
     from harness.golden.snapshot import SnapshotStopped
+
+    hooks = line.hooks() if line is not None else {}
+    shown = hooks.get("progress")
+
+    def progress(count: int) -> None:
+        raise_if_stopped()  # a Ctrl-C whose exception Python dropped stops the snapshot here
+        if shown is not None:
+            shown(count)
 
     try:
         with catch_stops(), golden_records(args, selected, dask=dask) as records:
             count = write_snapshot(args.output, selected, input_stream(options, literals),
                                    options=options.to_json(), records=records, resume=args.resume,
-                                   **(line.hooks() if line is not None else {}))
+                                   **{**hooks, "progress": progress})
     except (CorpusError, CaseFileError, FileNotFoundError, ResumeError) as exc:
         raise UsageError(f"{exc} (the previous golden, if any, is untouched)") from exc
     except SnapshotStopped as exc:
