@@ -23,8 +23,9 @@ os.environ.setdefault("TOKCONF_JOBS", "1")
 
 def pytest_xdist_auto_num_workers(config: Any) -> int:
     """``-n auto``: one worker per usable core, as many as the free memory holds (at least one)."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return max(1, min(cores, _available_memory() // _WORKER_MEMORY_BYTES or 1))
+    from harness.cli.isolation import usable_cores
+
+    return max(1, min(usable_cores(), _available_memory() // _WORKER_MEMORY_BYTES or 1))
 
 
 #: the files whose tests take longest (fresh-clone CI runs, 2026-12-02: each 3 to 10

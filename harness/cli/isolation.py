@@ -17,7 +17,7 @@ from harness.run.choice import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S
 from harness.worker.setup import Isolation
 
 __all__ = ["DEFAULT_MEMORY_MB", "DEFAULT_TIMEOUT_S", "add_golden_timeout", "add_isolation_arguments",
-           "default_jobs", "isolation_from_args"]
+           "default_jobs", "isolation_from_args", "usable_cores"]
 
 
 
@@ -59,6 +59,12 @@ def default_jobs(environ: Mapping[str, str] = os.environ) -> int:
             raise UsageError(f"TOKCONF_JOBS must be a whole number of at least 1, got {value!r}; fix it "
                              f"(TOKCONF_JOBS=2) or unset it to use the cores this process may run on")
         return int(value)
+    return usable_cores()
+
+
+def usable_cores() -> int:
+    """The cores this process may run on: its CPU affinity where the OS has one, else the
+    machine's count (at least 1)."""
     affinity = getattr(os, "sched_getaffinity", None)
     return max(1, len(affinity(0)) if affinity is not None else (os.cpu_count() or 1))
 

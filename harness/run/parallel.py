@@ -298,8 +298,7 @@ class Jobs:
             return None
 
         def encode(texts: Sequence[str], policy: Any) -> list[Any]:
-            work = [(name, texts[i:i + TEXTS_PER_ENCODE_TASK], policy)
-                    for i in range(0, len(texts), TEXTS_PER_ENCODE_TASK)]
+            work = [(name, part, policy) for part in chunked(texts, TEXTS_PER_ENCODE_TASK)]
             return [outcome for part in self.map("encode", work) for outcome in part]
 
         return encode
