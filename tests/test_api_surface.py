@@ -96,3 +96,40 @@ def test_a_surface_crosses_the_worker_boundary_unchanged() -> None:
     finally:
         worker.close()
     assert surface_from_data(there.value) == surface_from_data(here.value)
+
+
+class _CountedWalks(surface_adapters.BatchDrift):
+    """BatchDrift, counting the texts its surface is walked on."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.walked: list[str] = []
+
+    def api_surface(self, text: str) -> list:
+        self.walked.append(text)
+        return super().api_surface(text)
+
+
+def test_short_texts_are_walked_once_across_inputs_and_a_shrink_still_finds_the_smallest() -> None:
+    from harness.calls import LASTING_TEXT_LIMIT
+    from harness.generate.minimise import shrink_finding
+
+    adapter = _CountedWalks()
+    bad, reference = Calls(InProcess(adapter)), calls("tiktoken:cl100k_base")
+    long_text = "x" * (LASTING_TEXT_LIMIT + 1)
+    for _ in range(2):
+        bad.api_surface("hello world")
+        bad.api_surface(long_text)
+        bad.reset()
+    # a walk is thirty library calls: a short text is kept across inputs, a long one is not
+    assert adapter.walked == ["hello world", long_text, long_text]
+
+    adapter.walked.clear()
+    for text in ("say hello world", "hello world, twice"):
+        finding = check_api_surface(Subject(text, ORDINARY, bad, reference))
+        assert isinstance(finding, Finding) and finding.kind == "inconsistent:encode_batch[all]~encode[all]:ok|ok"
+        shrunk = shrink_finding(finding, bad, reference, ORDINARY)
+        # the fault drops the last ID of a non-empty list: one letter shows it
+        assert (shrunk.text, shrunk.kind) == ("a", finding.kind)
+    # both shrinks asked "", "a", "d"...: each short text was walked once
+    assert len(adapter.walked) == len(set(adapter.walked))
