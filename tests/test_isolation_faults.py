@@ -49,7 +49,9 @@ def _command(tmp_path: Path, jobs: int) -> list[str]:
             "--plugin", "tests.wrong_adapters:rstrip", "--impl", "tiktoken:cl100k_base",
             "--cases", str(tmp_path / "cases.yaml"), "--max-examples", "12", "--timeout", "2",
             "--jobs", str(jobs), "--out", str(tmp_path / f"jobs{jobs}"), "--quiet",
-            "--no-every-token"]  # isolation is the subject: not the vocabulary
+            # isolation is the subject: not the vocabulary, nor more inputs of the same kind
+            # through the same workers (everyday documents, long inputs)
+            "--no-every-token", "--no-everyday", "--no-default-long"]
 
 
 @pytest.fixture(scope="module")
