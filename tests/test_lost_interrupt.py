@@ -8,12 +8,18 @@ and the snapshot ran to its end and exited 0. Here the exception is swallowed on
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from harness.cli.interrupts import Stopped, catch_stops, raise_if_stopped
+
+REPO = Path(__file__).resolve().parent.parent
 
 
 def _swallowed(signum: int) -> None:
@@ -50,3 +56,55 @@ def test_a_stop_that_left_the_block_is_not_raised_again_in_the_next_one() -> Non
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back
     with catch_stops():
         raise_if_stopped()
+
+
+PLUGIN = '''
+import os
+import signal
+
+from harness.registry import AdapterSpec
+from tests.wrong_adapters import _Wrapped
+
+
+class DropsCtrlC(_Wrapped):
+    """tiktoken, whose encode of a snowman is where a Ctrl-C lands and is dropped."""
+
+    name = "lost:ctrl-c"
+
+    def encode(self, text, **policy):
+        if "\\u2603" in text:
+            try:
+                os.kill(os.getpid(), signal.SIGINT)
+                signal.pthread_sigmask(signal.SIG_BLOCK, [])
+            except KeyboardInterrupt:
+                pass  # what Python does with it inside a weakref callback
+        return super().encode(text, **policy)
+
+
+def adapters():
+    return AdapterSpec(name=DropsCtrlC.name, encoding="cl100k_base", factory=DropsCtrlC, library="tiktoken")
+'''
+
+CASES = """\
+version: 1
+cases:
+  - id: snowman
+    text: "\\u2603"
+    encodings: [cl100k_base]
+"""
+
+
+def test_a_run_whose_ctrl_c_was_dropped_stops_with_an_incomplete_report(tmp_path: Path) -> None:
+    (tmp_path / "dropper.py").write_text(PLUGIN, encoding="utf-8")
+    (tmp_path / "cases.yaml").write_text(CASES, encoding="utf-8")
+    # in this process (--no-isolate): the Ctrl-C goes to the run itself; --quiet: no
+    # progress bar, and the steps still look for a lost stop
+    done = subprocess.run([sys.executable, "-m", "harness", "run", "--plugin", f"{tmp_path / 'dropper.py'}:adapters",
+                           "--impl", "lost:ctrl-c", "--cases", str(tmp_path / "cases.yaml"), "--no-isolate",
+                           "--jobs", "1", "--quiet", "--out", str(tmp_path / "reports")],
+                          cwd=REPO, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 130, done.stdout[-2000:] + done.stderr[-2000:]
+    (folder,) = [f for f in (tmp_path / "reports").iterdir() if f.name != "latest"]
+    data = json.loads((folder / "parity.json").read_text(encoding="utf-8"))
+    assert data["run"]["incomplete"]["reason"] == "interrupted by SIGINT (Ctrl-C)"
+    assert data["verdict"]["result"] == "INCOMPLETE"

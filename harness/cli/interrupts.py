@@ -14,7 +14,8 @@ import signal
 from contextlib import contextmanager
 from typing import Any, Iterator
 
-__all__ = ["Stopped", "catch_stops", "describe_stop", "kept_after_stop", "raise_if_stopped", "stop_exit_code"]
+__all__ = ["Stopped", "catch_stops", "describe_stop", "kept_after_stop", "raise_if_stopped", "stop_exit_code",
+           "stop_seen"]
 
 
 class Stopped(KeyboardInterrupt):
@@ -69,6 +70,13 @@ def raise_if_stopped() -> None:
         signum = _PENDING.pop()
         _PENDING.clear()
         raise Stopped(signum) if signum != signal.SIGINT else KeyboardInterrupt
+
+
+def stop_seen() -> None:
+    """The stop's exception was caught inside :func:`catch_stops` (``tokconf run`` writes
+    its partial report there, with progress steps): it was not lost, and
+    :func:`raise_if_stopped` must not raise it a second time."""
+    _PENDING.clear()
 
 
 def describe_stop(exc: BaseException) -> str:

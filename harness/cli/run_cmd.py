@@ -18,7 +18,7 @@ import time
 from typing import Any, TextIO
 
 from harness.cli import UsageError
-from harness.cli.interrupts import catch_stops
+from harness.cli.interrupts import catch_stops, raise_if_stopped
 from harness.cli.corpus_phase import add_executor_options, check_executor_options
 from harness.cli.inputs import add_corpus_options, corpus_options
 from harness.cli.isolation import add_isolation_arguments, default_jobs
@@ -97,6 +97,7 @@ class Progress:
         self._last = 0.0
 
     def __call__(self, phase: str, done: int, total: int) -> None:
+        raise_if_stopped()  # a Ctrl-C whose exception Python dropped stops the run here, --quiet too
         if not self.enabled:
             return
         now = time.monotonic()

@@ -163,6 +163,9 @@ def execute(plan: Plan, *, progress: ProgressFn | None = None, quiet: bool = Tru
             except corpus.errors as exc:  # e.g. a Dask worker that cannot build the adapters
                 raise PlanError(str(exc)) from exc
             except KeyboardInterrupt as exc:  # Ctrl-C, or a stop signal the caller turned into one
+                from harness.cli.interrupts import stop_seen
+
+                stop_seen()  # caught, not lost: the progress steps of the partial report go on
                 stopped = exc
                 if progress is not None and hasattr(progress, "enabled"):
                     progress.enabled = False
