@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.selftest.faults_dropin import DROPIN_FAULTS
 from harness.selftest.mutant import Mutant
 from harness.selftest.score import FAULTS, Score, run_selftest
 
@@ -80,6 +81,14 @@ def test_faults_that_need_long_text_are_found_by_long_pieces(score: Score) -> No
     assert len(verdict(score, "chunked-pieces").text.encode("utf-8")) > 256
     assert len(verdict(score, "piece-buffer-2048").text.encode("utf-8")) > 2048
     assert len(verdict(score, "truncates-long-text").text) > 1000
+
+
+def test_drop_in_faults_are_seen_by_the_api_walk_alone(score: Score) -> None:
+    """encode and the other adapter methods of a drop-in fault are tiktoken's: only the
+    API walk can see it (tests/test_selftest_dropin.py: pytest finds the same ones)."""
+    dropin = {f.fault for f in DROPIN_FAULTS}
+    assert len(dropin) == 10
+    assert {v.check for v in score.verdicts if v.fault in dropin} == {"api-surface"}
 
 
 def test_the_readme_states_this_score(score: Score) -> None:
