@@ -18,7 +18,7 @@ import time
 from typing import Any, TextIO
 
 from harness.cli import UsageError
-from harness.cli.interrupts import catch_stops, raise_if_stopped
+from harness.cli.interrupts import catch_stops, raise_if_stopped, stop_seen
 from harness.cli.corpus_phase import add_executor_options, check_executor_options
 from harness.cli.inputs import add_corpus_options, corpus_options
 from harness.cli.isolation import add_isolation_arguments, default_jobs
@@ -177,7 +177,8 @@ def run(args: argparse.Namespace) -> int:
     progress = Progress(sys.stderr, enabled=not args.quiet)
     try:
         with catch_stops():
-            outcome = execute(plan, progress=progress, quiet=args.quiet)
+            # a stop the run caught was not lost: the partial report's progress steps go on
+            outcome = execute(plan, progress=progress, quiet=args.quiet, on_stop=stop_seen)
     except PlanError as exc:
         raise UsageError(str(exc)) from exc
     if plan.outputs.save_new_cases:

@@ -113,8 +113,13 @@ def prepare(plan: Plan, *, require: bool = True) -> Prepared:
     return Prepared(plan, registry, cases, files, selected, profile, choice, isolation)
 
 
-def execute(plan: Plan, *, progress: ProgressFn | None = None, quiet: bool = True) -> RunOutcome:
-    """Run ``plan`` and write its reports; the outcome (raises :class:`PlanError` for bad input)."""
+def execute(plan: Plan, *, progress: ProgressFn | None = None, quiet: bool = True,
+            on_stop: Callable[[], None] | None = None) -> RunOutcome:
+    """Run ``plan`` and write its reports; the outcome (raises :class:`PlanError` for bad input).
+
+    ``on_stop``: called when a stop (``KeyboardInterrupt``) is caught, before the partial
+    report is written (``tokconf run`` says there that the stop was not lost:
+    :func:`harness.cli.interrupts.stop_seen`)."""
     from harness.report.parity_json import run_id, write_atomic
     from harness.engine.corpus import CorpusPhase
     from harness.run.coverage import below_minimum
@@ -163,9 +168,8 @@ def execute(plan: Plan, *, progress: ProgressFn | None = None, quiet: bool = Tru
             except corpus.errors as exc:  # e.g. a Dask worker that cannot build the adapters
                 raise PlanError(str(exc)) from exc
             except KeyboardInterrupt as exc:  # Ctrl-C, or a stop signal the caller turned into one
-                from harness.cli.interrupts import stop_seen
-
-                stop_seen()  # caught, not lost: the progress steps of the partial report go on
+                if on_stop is not None:
+                    on_stop()
                 stopped = exc
                 if progress is not None and hasattr(progress, "enabled"):
                     progress.enabled = False
