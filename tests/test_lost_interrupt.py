@@ -120,9 +120,10 @@ def test_a_run_stopped_by_ctrl_c_writes_an_incomplete_report_whether_or_not_pyth
     (tmp_path / "cases.yaml").write_text(CASES, encoding="utf-8")
     # in this process (--no-isolate): the Ctrl-C goes to the run itself; --quiet: no
     # progress bar, and the steps still look for a lost stop
-    done = subprocess.run([sys.executable, "-m", "harness", "run", "--plugin", f"{tmp_path / 'ctrl_c.py'}:{adapter.split(':')[1]}",
-                           "--impl", adapter, "--cases", str(tmp_path / "cases.yaml"), "--no-isolate",
-                           "--jobs", "1", "--quiet", "--out", str(tmp_path / "reports")],
+    plugin = f"{tmp_path / 'ctrl_c.py'}:{adapter.split(':')[1]}"
+    done = subprocess.run([sys.executable, "-m", "harness", "run", "--plugin", plugin, "--impl", adapter,
+                           "--cases", str(tmp_path / "cases.yaml"), "--no-isolate", "--jobs", "1", "--quiet",
+                           "--out", str(tmp_path / "reports")],
                           cwd=REPO, capture_output=True, text=True, timeout=900)
     assert done.returncode == 130, done.stdout[-2000:] + done.stderr[-2000:]
     (folder,) = [f for f in (tmp_path / "reports").iterdir() if f.name != "latest"]
