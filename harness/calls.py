@@ -19,7 +19,7 @@ import re
 import reprlib
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Protocol, Sequence
 
 from harness.cases.model import Policy
 from harness.interface import Adapter, Capabilities
@@ -112,6 +112,14 @@ class InProcess:
 
     def call(self, op: str, *args: Any) -> Outcome:
         return _checked(op, self._call(op, *args))
+
+    def encode_many(self, texts: Sequence[str], policy: Policy) -> list[Outcome]:
+        """``call("encode", text, policy)`` for each of ``texts``, in order, without the
+        dispatch per call: on a plan's 205,000 token texts (cl100k_base) the dispatch cost
+        more than tiktoken's own encode."""
+        a = self._adapter
+        encode, classify, kwargs = a.encode, a.classify_error, policy_kwargs(policy)
+        return [_checked("encode", capture("encode", encode, text, classify=classify, **kwargs)) for text in texts]
 
     def _call(self, op: str, *args: Any) -> Outcome:
         a = self._adapter
@@ -242,13 +250,15 @@ def _checked(op: str, outcome: Outcome) -> Outcome:
     """
     if not outcome.is_ok or op not in _RETURNS:
         return outcome
+    wanted, valid = _RETURNS[op]
+    if valid(outcome.value):  # what nearly every call returns: checked once
+        return outcome
     if isinstance(outcome.value, bytearray):
         return Outcome.ok(bytes(outcome.value))
     if op in ("encode", "encode_ordinary") and isinstance(outcome.value, tuple) and not _is_ids(outcome.value):
         # numpy integers and the like are IDs too; bools are not
         if all(hasattr(i, "__index__") and not isinstance(i, bool) for i in outcome.value):
             outcome = Outcome.ok(tuple(i.__index__() for i in outcome.value))
-    wanted, valid = _RETURNS[op]
     if valid(outcome.value):
         return outcome
     value = outcome.value
@@ -348,6 +358,19 @@ class Calls:
 
     def encode_ordinary(self, text: str) -> Outcome:
         return self._call("encode_ordinary", text)
+
+    def encode_many(self, texts: Sequence[str], policy: Policy) -> list[Outcome]:
+        """Each text's :meth:`encode` outcome, in order: a worker is asked all of them in
+        one round trip, an adapter in process in one loop (:meth:`InProcess.encode_many`).
+        Nothing is memoised: for lists of distinct texts (the every-token plans)."""
+        many = getattr(self._executor, "encode_many", None)
+        if many is not None:
+            return many(texts, policy)
+        if self.batches:
+            self.prefetch([("encode", (t, policy), False) for t in texts])
+        outcomes = [self.encode(t, policy) for t in texts]
+        self.reset()
+        return outcomes
 
     def encode_batch(self, texts: tuple[str, ...], policy: Policy) -> Outcome:
         return self._call("encode_batch", texts, policy)

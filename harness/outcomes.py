@@ -82,7 +82,11 @@ class Outcome:
     def ok(cls, value: Any) -> Outcome:
         if isinstance(value, list):
             value = tuple(value)
-        return cls(kind="ok", value=value)
+        # the fields set at once, as the frozen dataclass's __init__ sets them one by one
+        # (half the cost; a default run makes millions of these)
+        outcome = object.__new__(cls)
+        outcome.__dict__.update(kind="ok", value=value, category=None, native_type=None, message=None)
+        return outcome
 
     @classmethod
     def raised(cls, category: str, native_type: str, message: str) -> Outcome:

@@ -125,8 +125,7 @@ def _reference_answers(reference: Calls, entries: Sequence[tuple[str, Any, tuple
     >>> from harness.checks.base import ORDINARY
     >>> class Asked:
     ...     def reset(self): pass
-    ...     batches = False
-    ...     def encode(self, text, policy): return Outcome.raised("internal-error", "X", text)
+    ...     def encode_many(self, texts, policy): return [Outcome.raised("internal-error", "X", t) for t in texts]
     >>> [o.describe() for o in _reference_answers(Asked(), [("a", ORDINARY, (64,)), ("b", ORDINARY, None)], [0, 1], ORDINARY)]
     ['[64]', 'raised internal-error (X): b']
     """

@@ -61,12 +61,12 @@ class TimedExecutor:
         finally:
             self._add(op, started, started_cpu)
 
-    def _add(self, op: str, started: float, started_cpu: float) -> None:
+    def _add(self, op: str, started: float, started_cpu: float, calls: int = 1) -> None:
         took = time.perf_counter() - started
         watch = self._stopwatch
         watch.cpu_seconds += time.process_time() - started_cpu
         watch.seconds += took
-        watch.calls += 1
+        watch.calls += calls
         watch.by_op[op] = watch.by_op.get(op, 0.0) + took
 
     def around(self, inner: Any) -> "TimedExecutor":
@@ -81,13 +81,21 @@ class TimedExecutor:
         finally:
             self._add("call_many", started, started_cpu)
 
+    def _timed_encode_many(self, texts: Any, policy: Any) -> Any:
+        started, started_cpu = time.perf_counter(), time.process_time()
+        try:
+            return self._inner.encode_many(texts, policy)
+        finally:
+            self._add("encode", started, started_cpu, len(texts))
+
     def __getattr__(self, name: str) -> Any:
-        # a worker's batches (``call_many``, only where the inner executor has it, so
-        # ``Calls.batches`` still tells the two apart) are calls too; anything else an
-        # executor offers (closing a worker, ...) is the inner one's
-        if name == "call_many":
+        # a worker's batches (``call_many``) and an in-process adapter's loops of encodes
+        # (``encode_many``), only where the inner executor has them (``Calls.batches``
+        # tells them apart), are calls too; anything else an executor offers (closing a
+        # worker, ...) is the inner one's
+        if name in ("call_many", "encode_many"):
             getattr(self._inner, name)
-            return self._timed_many
+            return self._timed_many if name == "call_many" else self._timed_encode_many
         return getattr(self._inner, name)
 
 
