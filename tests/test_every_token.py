@@ -299,3 +299,72 @@ def test_under_jobs_the_plan_is_asked_in_the_job_processes_and_is_the_same_plan(
     assert spread.reachability_json() == serial.reachability_json()
     assert Runner(selected).jobs.encode_many(reference.name) is None  # one job: asked in order, here
     selected.close()
+
+
+class _SplitTwo(SplitToken):
+    """Two planted tokens in one adapter, so its findings come from two slices."""
+
+    def __init__(self, encoding: str, first: int, second: int) -> None:
+        super().__init__(encoding, first)
+        self.other = SplitToken(encoding, second)
+        self.name = f"split-two:{encoding}-{first}-{second}"
+
+    def encode(self, text, **kwargs):  # type: ignore[no-untyped-def]
+        out: list[int] = []
+        for i in super().encode(text, **kwargs):
+            out += self.other.replacement if i == self.other.token_id else [i]
+        return out
+
+
+def test_under_jobs_an_adapters_every_token_task_is_shared_by_the_processes_and_gives_the_same_result(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # issue 25: one adapter's every-token task (every slice of its encoding) was one task,
+    # so --jobs 2 ran the user's path's candidate in one process while the other waited;
+    # its parts now spread over both and their deltas become the task's one delta
+    import os
+
+    from harness.run import parallel
+
+    plan = _plan("cl100k_base")
+    first, second = sorted(planted_ids("cl100k_base")[:2])
+    faulty = _SplitTwo("cl100k_base", first, second)
+    at = [n for n, s in enumerate(plan.slices) if first in s.ids or second in s.ids]
+    assert len(at) == 2  # the two faults are in different slices, so in different parts
+    slices = [plan.slices[n] for n in sorted({at[0], at[0] + 1, at[1]})]
+
+    def result(jobs: int):  # type: ignore[no-untyped-def]
+        reg = Registry()
+        reg.add(default_registry().spec("tiktoken:cl100k_base"), provider="test")
+        reg.add(faulty, provider="test")
+        runner = Runner(select(reg), jobs=jobs)
+        tasks = [[(s, (name,)) for s in slices] for name in ("tiktoken:cl100k_base", faulty.name)]
+        try:
+            runner.jobs.run("every-token", tasks)
+        finally:
+            runner.jobs.close()
+        return runner.finish()
+
+    log = tmp_path / "parts"
+    real_task = parallel.TASKS["every-token"]
+
+    def every_token_task(units):  # type: ignore[no-untyped-def]
+        with log.open("a", encoding="ascii") as out:  # a forked process's own memory is not ours
+            out.write(f"{os.getpid()} {len(units)}\n")
+        return real_task(units)
+
+    alone = result(1)
+    monkeypatch.setitem(parallel.TASKS, "every-token", every_token_task)
+    monkeypatch.setitem(parallel.SPLIT_KINDS, "every-token", 1)  # a part per slice
+    spread = result(2)
+    parts = [line.split() for line in log.read_text(encoding="ascii").split("\n") if line]
+    assert len(parts) == 2 * len(slices) and {n for _, n in parts} == {"1"}  # each task cut into one-slice parts
+    assert len({pid for pid, _ in parts} - {str(os.getpid())}) == 2  # run in both processes
+
+    def seen(res):  # type: ignore[no-untyped-def]
+        return ([(d.adapter, d.check, d.kind, d.status, d.text) for d in res.divergences],
+                {a: {c: (cell.inputs, cell.unsupported) for c, cell in row.items()} for a, row in res.matrix.items()},
+                res.coverage)
+
+    assert seen(spread) == seen(alone)
+    found = {d.text for d in alone.divergences if d.adapter == faulty.name and d.status == "unexpected"}
+    assert {plan.pieces[first].decode(), plan.pieces[second].decode()} <= found  # both faults, both ways

@@ -22,7 +22,7 @@ from harness.run.domain_tally import DomainTally
 from harness.run.judging import Documentation
 from harness.run.result import Cell, DivergenceRecord
 
-__all__ = ["Delta", "delta_of", "fresh", "judge_delta", "merge", "shared"]
+__all__ = ["Delta", "combined", "delta_of", "fresh", "judge_delta", "merge", "shared"]
 
 
 @dataclass
@@ -67,6 +67,23 @@ def delta_of(sub: Any, notes_before: int, *, vocab_findings: dict[str, list[Find
                  absorbers=list(sub.documentation.absorbers), vocab_findings=vocab_findings or {},
                  notes=sub.notes[notes_before:], inputs=sub.inputs, coverage=sub.coverage.observations(),
                  out_of_domain=sub.out_of_domain)
+
+
+def combined(runner: Any, deltas: Any) -> Delta:
+    """One delta for consecutive parts of one task, each run on its own fresh runner: what
+    the whole task hands back run on one (the parts merged in order into a fresh copy of
+    ``runner``, which is left as it was). ``--jobs`` cuts an adapter's every-token task
+    into parts so both processes share it (:class:`harness.run.parallel.Jobs`), and the
+    unit cache still keeps the task's one delta."""
+    sub = fresh(runner)
+    # fresh() shares these two with ``runner``: merging must not touch the run's own
+    sub.vocab_findings, sub.long_reach = {}, {}
+    before = len(sub.notes)
+    for delta in deltas:
+        merge(sub, delta)
+    whole = delta_of(sub, before, vocab_findings=sub.vocab_findings)
+    whole.long_reach = sub.long_reach
+    return whole
 
 
 def merge(runner: Any, delta: Delta) -> None:

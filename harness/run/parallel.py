@@ -34,7 +34,8 @@ from harness.calls import Calls
 from harness.cases.model import Case, Policy
 from harness.checks.structure import batch_texts
 from harness.checks.base import Finding
-from harness.run.deltas import Delta, delta_of, judge_delta, merge
+from harness.outcomes import Outcome
+from harness.run.deltas import Delta, combined, delta_of, judge_delta, merge
 
 __all__ = ["CASES_PER_TASK", "Delta", "GeneratedUnit", "Jobs", "JobsBroken", "TEXTS_PER_ENCODE_TASK", "TEXTS_PER_TASK",
            "chunked",
@@ -175,7 +176,9 @@ def _encode_task(work: Sequence[tuple[str, Sequence[str], Any]]) -> list[list[An
     from harness.generate.every_token import encode_all
 
     calls = _RUNNER.selected.calls
-    return [encode_all(calls[name], texts, policy) for name, texts, policy in work]
+    # a success travels as its IDs alone: pickling 8,192 Outcome objects cost the parent
+    # more than encoding the texts itself (:meth:`Jobs.encode_many` makes them again)
+    return [[o.value if o.is_ok else o for o in encode_all(calls[name], texts, policy)] for name, texts, policy in work]
 
 
 def _pool_task(specs: Sequence[dict[str, Any]]) -> list[Any]:
@@ -191,6 +194,14 @@ TASKS: dict[str, Callable[[Sequence[Any]], Any]] = {
 
 #: texts per ``encode`` task: a plan's lists (100,000 to 200,000 texts) in tens of tasks
 TEXTS_PER_ENCODE_TASK = 8192
+
+#: slices per part of an every-token task under ``--jobs``: one adapter's task is every
+#: slice of its encoding (cl100k_base: 49 slices of 2,048 IDs), and as one task it kept one
+#: process busy while the other waited (the user's path has two such tasks, one cheap)
+SLICES_PER_PART = 6
+#: the tasks ``--jobs`` cuts into parts (each ``[(item, names), ...]``; a part is a run of
+#: consecutive items), whose part deltas :func:`~harness.run.deltas.combined` makes one
+SPLIT_KINDS: dict[str, int] = {"every-token": SLICES_PER_PART}
 
 
 def _run_task(kind: str, units: Sequence[Any]) -> Any:
@@ -299,7 +310,9 @@ class Jobs:
 
         def encode(texts: Sequence[str], policy: Any) -> list[Any]:
             work = [(name, part, policy) for part in chunked(texts, TEXTS_PER_ENCODE_TASK)]
-            return [outcome for part in self.map("encode", work) for outcome in part]
+            ok = Outcome.ok
+            return [answer if isinstance(answer, Outcome) else ok(answer)
+                    for part in self.map("encode", work) for answer in part]
 
         return encode
 
@@ -346,10 +359,28 @@ class Jobs:
         if self.backend is not None:
             yield from self.backend(kind, tasks, expected=tuple(sorted(self.runner.selected.calls)))
             return
+        if self.jobs > 1 and kind in SPLIT_KINDS:
+            yield from self._split(kind, tasks, SPLIT_KINDS[kind])
+            return
         if self.jobs == 1 or len(tasks) <= 1:
             for task in tasks:
                 yield _run_task(kind, task)
             return
+        yield from self._pooled(kind, tasks)
+
+    def _split(self, kind: str, tasks: Sequence[Sequence[Any]], size: int) -> Iterator[Any]:
+        """Each task cut into parts of ``size`` items, the parts spread over the processes;
+        yields one :func:`~harness.run.deltas.combined` delta per task, in task order."""
+        cut = [chunked(task, size) for task in tasks]
+        if sum(len(parts) for parts in cut) <= 1:
+            yield from (_run_task(kind, task) for task in tasks)
+            return
+        results = self._pooled(kind, [part for parts in cut for part in parts])
+        for parts in cut:
+            mine = [next(results) for _ in parts]
+            yield mine[0] if len(mine) == 1 else combined(self.runner, mine)
+
+    def _pooled(self, kind: str, tasks: Sequence[Sequence[Any]]) -> Iterator[Any]:
         adapters = tuple(sorted(self.runner.selected.calls))
         if self._pool is not None and self._forked_with != adapters:
             self.close()
