@@ -263,6 +263,19 @@ def _one(spec):  # type: ignore[no-untyped-def]
     return reg
 
 
+def _logged(task, log: Path, size):  # type: ignore[no-untyped-def]
+    """``task`` that first writes "PID SIZE" to ``log``: a forked process's own memory is
+    not the test's, a file is."""
+    import os
+
+    def logged(work):  # type: ignore[no-untyped-def]
+        with log.open("a", encoding="ascii") as out:
+            out.write(f"{os.getpid()} {size(work)}\n")
+        return task(work)
+
+    return logged
+
+
 def test_under_jobs_the_plan_is_asked_in_the_job_processes_and_is_the_same_plan(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # issue 25: building each reference's plan (cl100k_base: 300,000 texts encoded) was the
@@ -278,13 +291,7 @@ def test_under_jobs_the_plan_is_asked_in_the_job_processes_and_is_the_same_plan(
                         or encode_all(reference, texts, policy))
     runner = Runner(selected, jobs=2)
     log = tmp_path / "asked-in"
-    real_task = parallel.TASKS["encode"]
-
-    def encode_task(work):  # type: ignore[no-untyped-def]
-        with log.open("a", encoding="ascii") as out:  # a forked process's own memory is not ours
-            out.write(f"{os.getpid()} {sum(len(texts) for _, texts, _ in work)}\n")
-        return real_task(work)
-
+    encode_task = _logged(parallel.TASKS["encode"], log, lambda work: sum(len(texts) for _, texts, _ in work))
     monkeypatch.setitem(parallel.TASKS, "encode", encode_task)  # forked processes inherit the table
     monkeypatch.setattr(parallel, "TEXTS_PER_ENCODE_TASK", 100)  # the demo vocabulary is small
     try:
@@ -345,15 +352,8 @@ def test_under_jobs_an_adapters_every_token_task_is_shared_by_the_processes_and_
         return runner.finish()
 
     log = tmp_path / "parts"
-    real_task = parallel.TASKS["every-token"]
-
-    def every_token_task(units):  # type: ignore[no-untyped-def]
-        with log.open("a", encoding="ascii") as out:  # a forked process's own memory is not ours
-            out.write(f"{os.getpid()} {len(units)}\n")
-        return real_task(units)
-
     alone = result(1)
-    monkeypatch.setitem(parallel.TASKS, "every-token", every_token_task)
+    monkeypatch.setitem(parallel.TASKS, "every-token", _logged(parallel.TASKS["every-token"], log, len))
     monkeypatch.setitem(parallel.SPLIT_KINDS, "every-token", 1)  # a part per slice
     spread = result(2)
     parts = [line.split() for line in log.read_text(encoding="ascii").split("\n") if line]
