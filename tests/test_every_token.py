@@ -218,16 +218,20 @@ def test_a_run_from_the_unit_cache_reads_no_plan(tmp_path: Path, monkeypatch: py
     assert phase() == first and loaded == ["bytebpe-ltr:demo"]
 
 
-def test_the_reference_is_judged_on_its_plan_answers_without_encoding_them_again() -> None:
-    # issue 25: the plan holds the reference's own IDs for every text of a slice; asking
-    # it again encoded each text twice on one path. A fault in its bytes must still show.
+def test_the_reference_is_judged_on_its_plan_answers_without_asking_them_again() -> None:
+    # issue 25: the plan holds the reference's own IDs for every text of a slice and its bytes
+    # for every ordinary ID; asking it again encoded each text twice on one path, and read
+    # each ID's bytes twice. A wrong answer of the reference must still show: its encode of
+    # one token's text gives the next ID, whose bytes do not join to that text.
     from dataclasses import replace
 
     base = default_registry().spec("bytebpe-ltr:demo")
     real = base.factory()
-    plan = build_plan(select(_one(base)).reference_for(base.encoding))
-    broken_id = next(i for s in plan.slices for i, p in zip(s.ids, s.pieces) if p and len(p) >= 2)
+    healthy_plan = build_plan(select(_one(base)).reference_for(base.encoding))
+    broken_id, broken_text = next((i, p.decode()) for s in healthy_plan.slices for i, p in zip(s.ids, s.pieces)
+                                  if p and len(p) >= 2 and p.isascii())
     encoded: list[str] = []
+    asked: list[int] = []
 
     class Watched(type(real)):  # type: ignore[misc]
         def __init__(self, *, wrong: bool) -> None:
@@ -236,24 +240,31 @@ def test_the_reference_is_judged_on_its_plan_answers_without_encoding_them_again
 
         def encode(self, text, **kwargs):  # type: ignore[no-untyped-def]
             encoded.append(text)
-            return super().encode(text, **kwargs)
+            return [broken_id + 1] if self.wrong and text == broken_text else super().encode(text, **kwargs)
 
         def token_bytes(self, token_id: int) -> bytes:
-            piece = super().token_bytes(token_id)
-            return piece[::-1] if self.wrong and token_id == broken_id else piece
+            asked.append(token_id)
+            return super().token_bytes(token_id)
 
     def slice_run(*, wrong: bool):  # type: ignore[no-untyped-def]
-        runner = Runner(select(_one(replace(base, factory=lambda: Watched(wrong=wrong)))))
+        spec = replace(base, factory=lambda: Watched(wrong=wrong))
+        plan = build_plan(select(_one(spec)).reference_for(base.encoding))  # as a run makes it: same adapter
+        runner = Runner(select(_one(spec)))
         encoded.clear()
+        asked.clear()
         for token_slice in plan.slices:
             run_slice(runner, token_slice, [base.name])
-        return runner.finish()
+        return plan, runner.finish()
 
-    healthy = slice_run(wrong=False)
+    plan, healthy = slice_run(wrong=False)
     assert healthy.divergences == [] and encoded == []
+    # the plan's bytes are not asked again: what is asked is the probe for the vocabulary's
+    # end (a binary search, ~log2 of its size), not each of its 400 IDs
+    assert 0 < len(asked) < len(plan.pieces) // 10, sorted(asked)
     assert healthy.matrix[base.name]["id-parity"].inputs == sum(len(s.texts) for s in plan.slices)
-    broken = slice_run(wrong=True)
-    assert [d.check for d in broken.divergences if d.status == "unexpected"], "the reversed token's bytes went unseen"
+    _, broken = slice_run(wrong=True)
+    unexpected = [d for d in broken.divergences if d.status == "unexpected"]
+    assert unexpected and {d.text for d in unexpected} == {broken_text}, "the wrong answer went unseen"
     assert encoded, "only the texts that failed go through the full checks, which encode"
 
 

@@ -96,6 +96,9 @@ def _differing_texts(runner: Any, adapter: Calls, reference: Calls, token_slice:
     by_policy: dict[Any, list[int]] = {}
     for n, (_, policy, _) in enumerate(entries):
         by_policy.setdefault(policy, []).append(n)
+    # the reference's own texts agree when its IDs' bytes join to the text: the bytes of
+    # the slice's ordinary IDs are the plan's (asked once, in build_plan), not asked again
+    known = _ordinary_pieces(token_slice, reference) if is_reference else None
     differing: list[str] = []
     agreed = 0
     for policy, positions in by_policy.items():
@@ -103,7 +106,7 @@ def _differing_texts(runner: Any, adapter: Calls, reference: Calls, token_slice:
             encode_all(adapter, [entries[n][0] for n in positions], policy)
         for n, outcome in zip(positions, outcomes):
             text, _, expected = entries[n]
-            if _agrees(adapter, reference, text, outcome, expected, is_reference):
+            if _agrees(adapter, text, outcome, expected, known):
                 agreed += 1
             elif adapter.in_domain(text) and reference.in_domain(text):
                 differing.append(text)
@@ -134,14 +137,49 @@ def _reference_answers(reference: Calls, entries: Sequence[tuple[str, Any, tuple
     return [answers[n] if n in answers else Outcome.ok(entries[n][2]) for n in positions]
 
 
-def _agrees(adapter: Calls, reference: Calls, text: str, outcome: Outcome, expected: tuple[int, ...] | None,
-            is_reference: bool) -> bool:
+def _agrees(adapter: Calls, text: str, outcome: Outcome, expected: tuple[int, ...] | None,
+            known: dict[int, bytes | None] | None) -> bool:
+    """Whether ``outcome`` is the reference's: the IDs it holds (``expected``) for another
+    adapter; for the reference itself (``known`` is given), IDs whose bytes join to the text."""
     if not outcome.is_ok:
         return False  # even where the reference raised too: the full checks judge it
-    if not is_reference:
+    if known is None:
         return expected is not None and tuple(outcome.value) == expected
-    pieces = [reference.token_bytes(i) for i in outcome.value]
-    return all(p.is_ok for p in pieces) and b"".join(p.value for p in pieces) == text.encode("utf-8", "surrogatepass")
+    joined = _joined(adapter, outcome.value, known)
+    return joined is not None and joined == text.encode("utf-8", "surrogatepass")
+
+
+def _ordinary_pieces(token_slice: TokenSlice, reference: Calls) -> dict[int, bytes | None]:
+    """The slice's ordinary IDs and the reference's bytes for them, as the plan holds them
+    (``None``: it had none). A special ID's piece in the slice is its literal, not what
+    the reference's ``token_bytes`` says: left out, so it is asked."""
+    specials = reference.info.special_ids
+    return {i: piece for i, piece in zip(token_slice.ids, token_slice.pieces) if i not in specials}
+
+
+def _joined(reference: Calls, ids: Sequence[int], known: dict[int, bytes | None]) -> bytes | None:
+    """The reference's bytes of ``ids`` joined; ``None`` where one ID has none. Pieces not
+    in ``known`` are asked (``token_bytes``) and kept there for the slice's other texts.
+
+    >>> class Asked:
+    ...     def token_bytes(self, i): return Outcome.ok(b"!") if i == 0 else Outcome.raised("unknown-id", "KeyError", str(i))
+    >>> known = {104: b"h", 105: b"i", 7: None}
+    >>> _joined(Asked(), [104, 105, 0], known), known[0]
+    (b'hi!', b'!')
+    >>> _joined(Asked(), [104, 7], known), _joined(Asked(), [3], known), known[3]
+    (None, None, None)
+    """
+    parts = []
+    for token_id in ids:
+        if token_id in known:
+            piece = known[token_id]
+        else:
+            answer = reference.token_bytes(token_id)
+            piece = known[token_id] = answer.value if answer.is_ok else None
+        if piece is None:
+            return None
+        parts.append(piece)
+    return b"".join(parts)
 
 
 def _compare_bytes(runner: Any, adapter: Calls, token_slice: TokenSlice) -> None:
