@@ -19,6 +19,16 @@ read whole into memory (a single document still is). Text is never split with
 Each :class:`Document` knows where it came from: file, document number (0-based) and
 the byte offset where it starts; :attr:`Document.where` says it in one string, which is
 what findings and goldens show.
+
+**Screened documents.** A corpus is for scale: every document is compared on what
+differs between drop-ins at scale (id-parity, error-category, round-trip), but the other
+checks (stream and per-token decode, batch and API-surface calls, ...) cost many adapter
+calls per document and probe the adapter's code more than the text, which the cases,
+generated and everyday phases already do with every check. So 1 document in
+``CorpusOptions.full_checks_every`` (chosen by a hash of its text: the same documents on
+every run, executor and shard size; see :func:`fully_checked`) runs every check, and the
+others are tagged ``screened``: the runner runs every check on such a document too as soon
+as the screen finds anything, or an encode fails (:meth:`harness.run.runner.Runner._screened`).
 """
 
 from __future__ import annotations
@@ -28,17 +38,20 @@ import itertools
 import json
 import os
 import re
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Iterable, Iterator, Literal
 
-__all__ = ["CorpusError", "CorpusOptions", "Document", "corpus_case_batches", "corpus_files", "document_case",
-           "read_corpus", "read_documents_at"]
+__all__ = ["DEFAULT_FULL_CHECKS_EVERY", "CorpusError", "CorpusOptions", "Document", "corpus_case_batches",
+           "corpus_files", "document_case", "fully_checked", "is_document", "read_corpus", "read_documents_at"]
 
 Split = Literal["file", "blank-line", "separator"]
 _CHUNK = 1 << 20
 _BLANK = re.compile(rb"\r?\n(?:[ \t]*\r?\n)+")
 _JSONL = (".jsonl", ".ndjson")
+#: 1 corpus document in this many runs every check (``--full-checks-every``)
+DEFAULT_FULL_CHECKS_EVERY = 64
 
 
 class CorpusError(Exception):
@@ -54,12 +67,23 @@ class CorpusOptions:
     #: named in a note); a file given by name is never skipped. A sorted tuple, so the
     #: options stay JSON as they are (plans, goldens and Dask progress files record them)
     skip: tuple[str, ...] = ()
+    #: 1 document in this many runs every check, the others the screen (1: every document
+    #: runs every check); see :func:`fully_checked`
+    full_checks_every: int = DEFAULT_FULL_CHECKS_EVERY
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.full_checks_every, int) or self.full_checks_every < 1:
+            raise CorpusError(f"--full-checks-every must be a whole number of at least 1, got "
+                              f"{self.full_checks_every!r}; 1 runs every check on every document")
 
     def to_json(self) -> dict[str, Any]:
-        """As goldens record it; ``skip`` only when a file was left out (older goldens unchanged)."""
+        """As goldens record it; ``skip`` only when a file was left out, ``full_checks_every``
+        only when it is not the default (older goldens and progress files unchanged)."""
         data: dict[str, Any] = {"split": self.split, "separator": self.separator, "text_field": self.text_field}
         if self.skip:
             data["skip"] = list(self.skip)
+        if self.full_checks_every != DEFAULT_FULL_CHECKS_EVERY:
+            data["full_checks_every"] = self.full_checks_every
         return data
 
 
@@ -107,7 +131,7 @@ def corpus_case_batches(paths: Iterable[str | os.PathLike[str]], options: Corpus
     number plus one."""
     batch: list[Any] = []
     for document in read_corpus(paths, options):
-        batch.append(document_case(document))
+        batch.append(document_case(document, options))
         if len(batch) >= size:
             yield batch
             batch = []
@@ -115,12 +139,32 @@ def corpus_case_batches(paths: Iterable[str | os.PathLike[str]], options: Corpus
         yield batch
 
 
-def document_case(document: Document) -> Any:
-    """``document`` as a case (``corpus:`` + :attr:`Document.where`, tagged ``corpus``)."""
+def document_case(document: Document, options: CorpusOptions = CorpusOptions()) -> Any:
+    """``document`` as a case (``corpus:`` + :attr:`Document.where`, tagged ``corpus``, and
+    ``screened`` unless :func:`fully_checked` picks it)."""
     from harness.cases.model import Case
 
+    screened = not fully_checked(document.text, options.full_checks_every)
     return Case(id=f"corpus:{document.where}", text=document.text, file=document.file,
-                line=document.number + 1, tags=("corpus",))
+                line=document.number + 1, tags=("corpus", "screened") if screened else ("corpus",))
+
+
+def is_document(case: Any) -> bool:
+    """Whether ``case`` is a ``--corpus`` document (:func:`document_case`), not a case file's
+    case: a case file's ids cannot hold ``:``, and shipped cases are tagged ``corpus`` too."""
+    return case.id.startswith("corpus:")
+
+
+def fully_checked(text: str, every: int) -> bool:
+    """Whether a corpus document runs every check rather than the screen: 1 in ``every``,
+    by the CRC-32 of its UTF-8 bytes, so the choice depends on the text alone.
+
+    >>> fully_checked("any text", 1)
+    True
+    >>> [fully_checked(t, 4) for t in ("a", "b", "c", "d", "e")]
+    [False, False, False, True, False]
+    """
+    return every <= 1 or zlib.crc32(text.encode("utf-8", "surrogatepass")) % every == 0
 
 
 def read_documents_at(file: str | os.PathLike[str], options: CorpusOptions, *, offset: int, number: int,

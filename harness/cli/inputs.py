@@ -10,7 +10,9 @@ from harness.cli import UsageError
 __all__ = ["add_corpus_options", "corpus_options"]
 
 
-def add_corpus_options(parser: argparse.ArgumentParser) -> None:
+def add_corpus_options(parser: argparse.ArgumentParser, *, checks: bool = False) -> None:
+    """The corpus flags; ``checks``: also how many documents run every check (``run``:
+    ``snapshot`` and ``gate`` only record encode outcomes)."""
     group = parser.add_argument_group("user corpora")
     group.add_argument("--corpus", action="append", default=[], metavar="PATH",
                        help="text file, JSON Lines file (.jsonl) or folder of them (repeatable); streamed")
@@ -24,6 +26,13 @@ def add_corpus_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--skip-non-utf8", action="store_true",
                        help="leave files that are not UTF-8 out of a --corpus FOLDER, each named in a note "
                             "(default: such a file is an error before anything runs)")
+    if checks:
+        from harness.cases.corpus import DEFAULT_FULL_CHECKS_EVERY
+
+        group.add_argument("--full-checks-every", type=int, default=DEFAULT_FULL_CHECKS_EVERY, metavar="N",
+                           help="every document is screened (id-parity, error-category, round-trip); 1 in N, "
+                                "chosen by a hash of its text, and every document the screen flags run every "
+                                f"check (default: {DEFAULT_FULL_CHECKS_EVERY}; 1: every document, every check)")
 
 
 def corpus_options(args: argparse.Namespace):
@@ -40,11 +49,18 @@ def corpus_options(args: argparse.Namespace):
         raise UsageError("--split separator needs --separator TEXT, e.g. --separator '\\x1e'")
     from pathlib import Path
 
+    from harness.cases.corpus import DEFAULT_FULL_CHECKS_EVERY
+
+    every = getattr(args, "full_checks_every", DEFAULT_FULL_CHECKS_EVERY)
+    if every < 1:
+        raise UsageError(f"--full-checks-every {every}: give a whole number of at least 1 (1 runs every check "
+                         f"on every document; default {DEFAULT_FULL_CHECKS_EVERY})")
     for path in args.corpus:
         if not Path(path).exists():
             raise UsageError(f"--corpus {path}: no such file or folder")
     return CorpusOptions(split=args.split, separator=separator, text_field=args.text_field,
-                         skip=_checked_encoding(args.corpus, skip=getattr(args, "skip_non_utf8", False)))
+                         skip=_checked_encoding(args.corpus, skip=getattr(args, "skip_non_utf8", False)),
+                         full_checks_every=every)
 
 
 def _checked_encoding(paths: list[str], *, skip: bool) -> tuple[str, ...]:

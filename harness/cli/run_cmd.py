@@ -81,7 +81,7 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
                              "itself) and peak memory; also written as harness-profile.json")
     add_ladder_argument(parser)
     add_isolation_arguments(parser)
-    add_corpus_options(parser)
+    add_corpus_options(parser, checks=True)
     add_executor_options(parser)
     parser.set_defaults(handler=run)
 

@@ -64,6 +64,13 @@ class CorpusPhase:
     def run(self) -> None:
         from harness.cases.corpus import CorpusError
         from harness.report.outcome_spool import SPOOL_FOLDER, OutcomeSpool
+        from harness.run.runner import SCREEN_CHECKS
+
+        every = self.plan.corpus_options.full_checks_every
+        if self.plan.corpus and every > 1:
+            self.runner.notes.append(
+                f"corpus: every document ran the screen ({', '.join(SCREEN_CHECKS)}); 1 in {every} (by a hash "
+                f"of its text) and every document the screen flagged ran every check (--full-checks-every 1: all)")
 
         if self.plan.corpus and self.folder is not None:
             # the documents' outcomes go to the run folder, not into memory
@@ -118,12 +125,13 @@ class CorpusPhase:
         """``run.executor`` of parity.json (None: no corpus, nothing to say)."""
         if not self.plan.corpus:
             return None
+        every = {"full_checks_every": self.plan.corpus_options.full_checks_every}
         if self.executor is not None:
-            return self.executor.info(scheduler_shown=self.plan.executor.scheduler)
+            return {**self.executor.info(scheduler_shown=self.plan.executor.scheduler), **every}
         s = self.local
         return {"kind": "local", "workers": self.runner.jobs.jobs, "scheduler": None, "shards": s["shards"],
                 "documents": s["documents"], "bytes": s["bytes"], "seconds": round(s["seconds"], 3),
-                "documents_per_second": round(s["documents"] / s["seconds"], 1) if s["seconds"] else None}
+                "documents_per_second": round(s["documents"] / s["seconds"], 1) if s["seconds"] else None, **every}
 
     def close(self) -> None:
         if self.executor is not None:

@@ -77,17 +77,27 @@ def write_record(out: IO[bytes], record: Mapping[str, Any]) -> None:
     ...           "outcomes": {"h": {"ok": [1]}, "t": {"ok": [1]}}}
     >>> out = io.BytesIO(); write_record(out, record); out.getvalue() == record_line(record)
     True
+    >>> long = {**record, "text": "a" * 5000}  # written piece by piece
+    >>> out = io.BytesIO(); write_record(out, long); out.getvalue() == record_line(long)
+    True
     """
     from harness.golden.format import outcome_to_json
     from harness.outcomes import Outcome
 
+    outcomes = record.get("outcomes", {})
+    if len(record.get("text", "")) <= _SHORT_TEXT:  # an everyday document: one JSON value, one write
+        out.write(record_line({**record, "outcomes": {
+            a: outcome_to_json(o) if isinstance(o, Outcome) else o for a, o in outcomes.items()}}))
+        return
     encoded: dict[int, bytes] = {}  # id(outcome) -> its JSON, for an object more adapters share
+    parts: list[bytes] = []  # written together: a gzip write per piece cost more than the JSON
+    held = 0
     comma = b"{"
     for field, value in record.items():
-        out.write(comma + _dumps(field) + b":")
+        parts.append(comma + _dumps(field) + b":")
         comma = b","
         if field != "outcomes":
-            out.write(_dumps(value))
+            parts.append(_dumps(value))
             continue
         shared = Counter(id(outcome) for outcome in value.values())
         inner = b"{"
@@ -97,10 +107,22 @@ def write_record(out: IO[bytes], record: Mapping[str, Any]) -> None:
                 line = _dumps(outcome_to_json(outcome) if isinstance(outcome, Outcome) else outcome)
                 if shared[id(outcome)] > 1:  # the record holds the object: its id stays its own
                     encoded[id(outcome)] = line
-            out.write(inner + _dumps(adapter) + b":" + line)
+            parts.append(inner + _dumps(adapter) + b":" + line)
             inner = b","
-        out.write(b"{}" if inner == b"{" else b"}")
-    out.write((b"{}" if comma == b"{" else b"}") + b"\n")
+            held += len(line)
+            if held > _HELD_BYTES:  # a long input: out with it before the next adapter's
+                out.write(b"".join(parts))
+                parts.clear()
+                held = 0
+        parts.append(b"{}" if inner == b"{" else b"}")
+    parts.append((b"{}" if comma == b"{" else b"}") + b"\n")
+    out.write(b"".join(parts))
+
+
+#: a record of a text this short is written as one JSON value (its IDs are few)
+_SHORT_TEXT = 4096
+#: bytes of JSON a longer record holds before writing them
+_HELD_BYTES = 1 << 16
 
 
 def _dumps(value: Any) -> bytes:

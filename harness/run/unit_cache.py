@@ -17,9 +17,9 @@ later run with the same key reads it instead of asking again. The report lists w
 adapters' units came from the cache (``run.cache`` in parity.json); ``--no-cache``
 (``--tokconf-no-cache`` under pytest) asks everything again.
 
-Never cached: a unit asking an adapter whose code is not tokconf's to hash (a plugin,
-another package's entry point, a ``source:`` checkout, an adapter a test registers), and a
-result holding a timeout, a crash or a shrink cut short by its time bound (how busy the
+Never cached: a corpus's documents (read once, and as many as the user has), a unit
+asking an adapter whose code is not tokconf's to hash (a plugin, another package's entry
+point, a ``source:`` checkout, an adapter a test registers), and a result holding a timeout, a crash or a shrink cut short by its time bound (how busy the
 machine was, not what the adapter does). A cache file that cannot be read is asked again,
 never trusted. The folder is kept under 1 GiB, the least recently used results deleted
 first.
@@ -38,6 +38,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from harness.cases.corpus import is_document
 from harness.outcomes import Outcome
 
 __all__ = ["UnitCache", "code_hash"]
@@ -116,6 +117,11 @@ class UnitCache:
     def key(self, runner: Any, kind: str, task: Sequence[Any]) -> tuple[tuple[str, ...], str] | None:
         """(the adapters ``task`` asks, its key), or None when it is not cached."""
         if kind not in CACHED_KINDS or not task:
+            return None
+        if kind == "cases" and any(is_document(case) for case in task[0]):
+            # a corpus streams through once: its documents would only push the units
+            # that recur (every token, the shipped cases) out of the cache, and hashing
+            # them cost more than checking them (a Dask run resumes from its own record)
             return None
         selected = runner.selected
         if kind == "every-token":

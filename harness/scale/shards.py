@@ -74,7 +74,7 @@ class Source:
                                 f"files, or run without them in reach")
         documents = read_documents_at(self.file, self.options, offset=self.offset, number=self.number,
                                       count=self.count)
-        return tuple(document_case(dataclasses.replace(d, file=self.name)) for d in documents)
+        return tuple(document_case(dataclasses.replace(d, file=self.name), self.options) for d in documents)
 
 
 class SourceChanged(Exception):
@@ -123,5 +123,5 @@ def _shard(index: int, documents: list[Document], options: CorpusOptions, *, by_
         source = Source(os.path.abspath(first.file), first.file, first.offset, first.number, len(documents), options,
                         *identity)
         return Shard(index, first.where, documents[-1].where, len(documents), size, source=source)
-    cases = tuple(document_case(d) for d in documents)
+    cases = tuple(document_case(d, options) for d in documents)
     return Shard(index, first.where, documents[-1].where, len(documents), size, cases)
