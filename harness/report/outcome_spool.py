@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Iterable, Iterator, Mapping
 
-__all__ = ["SPOOL_FOLDER", "OutcomeSpool", "combined", "held_record", "record_key", "record_line", "record_of",
-           "write_record"]
+__all__ = ["SPOOL_FOLDER", "OutcomeSpool", "combined", "held_record", "pack_inputs", "record_key", "record_line",
+           "record_of", "unpack_inputs", "write_record"]
 
 SPOOL_FOLDER = "outcomes.spool"
 BUFFER = 2048
@@ -56,6 +56,48 @@ def held_record(text: str, policy: Any, entry: Mapping[str, Any]) -> dict[str, A
     for :func:`write_record`, which turns each into JSON only when it writes it."""
     return {"text": text, "policy": policy.describe(), "origin": entry["origin"], "case": entry["case"],
             "outcomes": dict(sorted(entry["outcomes"].items()))}
+
+
+def pack_inputs(inputs: Mapping[Any, Mapping[str, Any]]) -> bytes:
+    """Inputs (``Runner.inputs``: ``(text, policy)`` -> origin, case, outcomes) as gzip JSON
+    lines: the policies, then one outcome-log record per input, in order. What a Dask
+    worker hands back for its shard's documents instead of pickled outcomes (the client
+    then does not convert them) and what the run folder keeps of a done shard.
+
+    >>> from harness.cases.model import Policy
+    >>> from harness.outcomes import Outcome
+    >>> inputs = {("hi", Policy()): {"origin": "corpus", "case": "c#0", "outcomes": {"t": Outcome.ok([6151])}}}
+    >>> [line for line in gzip.decompress(pack_inputs(inputs)).decode().split("\\n") if line]
+    ['{"policies":{"allowed={} disallowed=all":{"policy":[[],"all"]}}}', '{"text":"hi","policy":"allowed={} disallowed=all","origin":"corpus","case":"c#0","outcomes":{"t":{"ok":[6151]}}}']
+    >>> [(key[0], record["outcomes"]) for key, record in unpack_inputs(pack_inputs(inputs))]
+    [('hi', {'t': {'ok': [6151]}})]
+    """
+    import io
+
+    from harness.worker.protocol import encode_value
+
+    policies = {policy.describe(): encode_value(policy) for _, policy in inputs}
+    buffer = io.BytesIO()
+    # level 1, as the spool's own runs: read once, by the client or by --resume
+    with gzip.GzipFile(fileobj=buffer, mode="wb", compresslevel=1, mtime=0) as out:
+        out.write(record_line({"policies": policies}))
+        for (text, policy), entry in inputs.items():
+            out.write(record_line(record_of(text, policy, entry)))
+    return buffer.getvalue()
+
+
+def unpack_inputs(data: bytes) -> Iterator[tuple[tuple[str, Any], dict[str, Any]]]:
+    """:func:`pack_inputs`'s inputs back, in order: ``(text, policy)`` and the record
+    (outcomes as JSON, without their messages, which the log never shows)."""
+    from harness.worker.protocol import decode_value
+
+    lines = gzip.decompress(data).split(b"\n")
+    header = json.loads(lines[0])
+    policies = {described: decode_value(policy) for described, policy in header["policies"].items()}
+    for line in lines[1:]:
+        if line:
+            record = json.loads(line)
+            yield (record["text"], policies[record["policy"]]), record
 
 
 def record_line(record: Mapping[str, Any]) -> bytes:

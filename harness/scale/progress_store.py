@@ -6,8 +6,8 @@ and the adapter selection) and which shards are done. Each done shard has two fi
 
 - ``NNNNNNNN.outcomes.jsonl.gz``: its documents' outcomes, the bulk of a shard (99 % of
   it for 1,000 short documents on two adapters), in the outcome log's own records
-  (:func:`harness.report.outcome_spool.record_of`: IDs as JSON, one line per document,
-  gzip), after a first line that spells out each special-token policy the records
+  (:func:`harness.report.outcome_spool.pack_inputs`: IDs as JSON, one line per document,
+  gzip; the worker's own bytes), after a first line that spells out each special-token policy the records
   name. 42 KB for the shard whose pickle was 255 KB (issue 25).
 - ``NNNNNNNN.pickle``: the rest of its :class:`~harness.scale.shard_task.ShardResult`,
   the delta without its inputs: counts per cell and the findings with their evidence,
@@ -22,8 +22,6 @@ delta; a shard a run wrote before the split (one pickle, inputs in it) loads as 
 
 from __future__ import annotations
 
-import gzip
-import io
 import json
 import pickle
 from dataclasses import asdict, replace
@@ -32,6 +30,7 @@ from typing import Any, Iterable
 
 from harness.atomic import write_atomic
 from harness.cases.corpus import CorpusOptions
+from harness.report.outcome_spool import pack_inputs
 
 __all__ = ["ProgressStore", "ResumeError", "fingerprint"]
 
@@ -104,8 +103,10 @@ class ProgressStore:
 
     def record(self, shard_id: int, result: Any) -> None:
         name = f"{shard_id:08d}.pickle"
-        write_atomic(self.folder / _outcomes_name(name), inputs_file(result.delta.inputs))
-        rest = replace(result, delta=replace(result.delta, inputs={}))
+        delta = result.delta
+        # a worker packed them already (harness.scale.shard_task): written as they came
+        write_atomic(self.folder / _outcomes_name(name), delta.packed_inputs or pack_inputs(delta.inputs))
+        rest = replace(result, delta=replace(delta, inputs={}, packed_inputs=b""))
         write_atomic(self.folder / name, pickle.dumps(rest, protocol=pickle.HIGHEST_PROTOCOL))
         self.done[shard_id] = name
         self.lost.pop(shard_id, None)
@@ -125,43 +126,12 @@ def _outcomes_name(pickle_name: str) -> str:
     return pickle_name.removesuffix(".pickle") + ".outcomes.jsonl.gz"
 
 
-def inputs_file(inputs: dict[Any, dict]) -> bytes:
-    """A delta's inputs (``Runner.inputs``: ``(text, policy)`` -> origin, case, outcomes)
-    as gzip JSON lines: the policies, then one outcome-log record per input, in order.
-
-    >>> from harness.cases.model import Policy
-    >>> from harness.outcomes import Outcome
-    >>> inputs = {("hi", Policy()): {"origin": "corpus", "case": "c#0", "outcomes": {"t": Outcome.ok([6151])}}}
-    >>> [line for line in gzip.decompress(inputs_file(inputs)).decode().split("\\n") if line]
-    ['{"policies":{"allowed={} disallowed=all":{"policy":[[],"all"]}}}', '{"text":"hi","policy":"allowed={} disallowed=all","origin":"corpus","case":"c#0","outcomes":{"t":{"ok":[6151]}}}']
-    """
-    from harness.report.outcome_spool import record_line, record_of
-    from harness.worker.protocol import encode_value
-
-    policies = {policy.describe(): encode_value(policy) for _, policy in inputs}
-    buffer = io.BytesIO()
-    # level 1, as the outcome spool: written once per shard, read back only by --resume
-    # or when the shard's merge waits behind a shard run again
-    with gzip.GzipFile(fileobj=buffer, mode="wb", compresslevel=1, mtime=0) as out:
-        out.write(record_line({"policies": policies}))
-        for (text, policy), entry in inputs.items():
-            out.write(record_line(record_of(text, policy, entry)))
-    return buffer.getvalue()
-
-
 def read_inputs(path: Path) -> dict[Any, dict]:
-    """:func:`inputs_file`'s inputs back, read line by line."""
+    """A shard's stored inputs back (:func:`~harness.report.outcome_spool.unpack_inputs`),
+    outcomes as :class:`~harness.outcomes.Outcome`."""
     from harness.golden.format import outcome_from_json
-    from harness.worker.protocol import decode_value
+    from harness.report.outcome_spool import unpack_inputs
 
-    inputs: dict[Any, dict] = {}
-    with gzip.open(path, "rb") as handle:
-        header = json.loads(next(handle))
-        policies = {described: decode_value(policy) for described, policy in header["policies"].items()}
-        for line in handle:
-            record = json.loads(line)
-            inputs[(record["text"], policies[record["policy"]])] = {
-                "origin": record["origin"], "case": record["case"],
-                "outcomes": {a: outcome_from_json(o) for a, o in record["outcomes"].items()}}
-    return inputs
-
+    return {key: {"origin": record["origin"], "case": record["case"],
+                  "outcomes": {a: outcome_from_json(o) for a, o in record["outcomes"].items()}}
+            for key, record in unpack_inputs(path.read_bytes())}

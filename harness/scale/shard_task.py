@@ -12,7 +12,8 @@ A shard then runs exactly as a ``--jobs`` task does (:func:`harness.run.parallel
 on a fresh copy of the worker's runner), as does a task of any other phase (:func:`run_units`), and the task returns the
 :class:`~harness.run.parallel.Delta`: counts per cell, pending findings with their inputs,
 and each input's encode outcome per adapter (what the outcome log and ``tokconf diff``
-need: IDs, the size of the tokenized text; never the checks' other outputs).
+need: IDs, the size of the tokenized text; never the checks' other outputs), packed as
+the outcome log's records (:func:`~harness.report.outcome_spool.pack_inputs`).
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ from __future__ import annotations
 import os
 import socket
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
+from harness.report.outcome_spool import pack_inputs
 from harness.run.choice import AdapterChoice, selected_for
 from harness.run import parallel
 from harness.run.parallel import Delta
@@ -91,6 +93,9 @@ def run_shard(spec: AdapterChoice, expected: Sequence[str], shard: Shard) -> Sha
     except (OSError, SourceChanged, CorpusError) as exc:
         raise WorkerSetupError(f"Dask worker {worker_name()}: cannot read {shard.where}: {exc}") from exc
     delta = parallel.run_task(runner, "cases", (list(cases), {}))
+    # the documents' outcomes as the log's records: the client spools them as they are
+    # (pickled Outcome objects cost it more to convert than the worker to check them)
+    delta = replace(delta, inputs={}, packed_inputs=pack_inputs(delta.inputs))
     return ShardResult(shard.without_cases(), delta, time.perf_counter() - started, worker_name())
 
 
