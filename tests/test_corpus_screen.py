@@ -105,3 +105,19 @@ def test_a_rate_below_one_is_refused_before_anything_runs(tmp_path: Path) -> Non
     assert done.returncode == 2
     assert "--full-checks-every 0: give a whole number of at least 1" in done.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_jobs_processes_hand_documents_back_packed_and_the_report_is_that_of_one_process(tmp_path: Path) -> None:
+    # 100 documents: five tasks of 24, so --jobs 2 runs them in its processes, which pack
+    # the outcomes (harness.run.parallel._run_in_child); --jobs 1 merges Outcome objects
+    import gzip
+
+    documents = corpus(tmp_path, [f"{t} Ωmega" if n % 7 == 0 else t for n, t in enumerate(TEXTS[:100])])
+    seen = []
+    for jobs in ("1", "2"):
+        code, report = run(tmp_path / jobs, "omega", "test:omega-swapped", documents, "--jobs", jobs)
+        folder = tmp_path / jobs / "out" / "latest"
+        log = gzip.decompress((folder / report["outcomes"]["file"]).read_bytes())
+        seen.append((code, report["matrix"], sorted(d["id"] for d in report["divergences"]), log))
+    assert seen[0] == seen[1]
+    assert seen[0][0] == 1 and log.count(b'"test:omega-swapped"') == 100

@@ -208,6 +208,21 @@ def _run_task(kind: str, units: Sequence[Any]) -> Any:
     return TASKS[kind](units)
 
 
+def _run_in_child(kind: str, units: Sequence[Any]) -> Any:
+    """:func:`_run_task` in a ``--jobs`` process. A task of corpus documents hands its
+    outcomes back packed as the log's records: the parent spools them as they are, where
+    pickled Outcome objects cost it more to convert than the child to check them."""
+    from dataclasses import replace
+
+    from harness.cases.corpus import is_document
+    from harness.report.outcome_spool import pack_inputs
+
+    result = _run_task(kind, units)
+    if kind == "cases" and result.inputs and any(is_document(case) for case in units[0]):
+        result = replace(result, inputs={}, packed_inputs=pack_inputs(result.inputs))
+    return result
+
+
 def run_task(runner: Any, kind: str, units: Sequence[Any]) -> Any:
     """One task of ``kind`` (vocab, cases, generated, long, shrink, pool) for ``runner``,
     in this process: what a ``--jobs`` process and a Dask worker run. Returns its
@@ -389,7 +404,7 @@ class Jobs:
             self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context, initializer=_child_init)
             self._forked_with = adapters
         try:
-            yield from self._pool.map(_run_task, [kind] * len(tasks), tasks)
+            yield from self._pool.map(_run_in_child, [kind] * len(tasks), tasks)
         except BrokenProcessPool as exc:
             self.close()
             raise JobsBroken(
