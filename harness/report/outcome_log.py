@@ -50,22 +50,26 @@ def write_outcome_log(path: str | os.PathLike[str], inputs: Mapping[Any, dict], 
     """Write ``Runner.inputs`` (sorted, so the file is the same for the same run) merged,
     by streaming, with a corpus's :class:`~harness.report.outcome_spool.OutcomeSpool`
     (``spooled``, whose folder is removed once the log is written); returns the count."""
-    from harness.report.outcome_spool import combined, held_record, record_key, write_record
+    from harness.report.outcome_spool import combined_rows, held_record, write_record
 
     # sorted by the records' key, each record made only when it is written, and its
     # outcomes turned into JSON one at a time as they are written (write_record): a long
     # input's are ~10^5 ints per adapter, where the runner holds one shared object for
     # the adapters that agree
     order = sorted(inputs, key=lambda key: (key[0], key[1].describe()))
-    held = (held_record(text, policy, inputs[(text, policy)]) for text, policy in order)
+    held = (((text, policy.describe()), b"", held_record(text, policy, inputs[(text, policy)])) for text, policy in order)
     # the spool first: the corpus ran before every phase whose inputs are still in memory
-    # (an input the cases saw first was combined into memory when the corpus met it)
-    rows = combined(heapq.merge(spooled.records(), held, key=record_key)) \
+    # (an input the cases saw first was combined into memory when the corpus met it); a
+    # spooled input met nowhere else is copied as the line it is
+    rows = combined_rows(heapq.merge(spooled.rows(), held, key=lambda row: row[0])) \
         if spooled is not None else held
     count = 0
     with open_atomic(path) as handle, gzip.GzipFile(fileobj=handle, mode="wb", mtime=0) as out:
-        for record in rows:
-            write_record(out, record)
+        for _, line, record in rows:
+            if line:
+                out.write(line)
+            else:
+                write_record(out, record)
             count += 1
     if spooled is not None:
         spooled.close()

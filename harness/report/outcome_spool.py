@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Iterable, Iterator, Mapping
 
-__all__ = ["SPOOL_FOLDER", "OutcomeSpool", "combined", "held_record", "pack_inputs", "record_key", "record_line",
-           "record_of", "unpack_inputs", "write_record"]
+__all__ = ["SPOOL_FOLDER", "OutcomeSpool", "Row", "combined", "combined_rows", "held_record", "pack_inputs",
+           "record_key", "record_line", "record_of", "unpack_inputs", "write_record"]
 
 SPOOL_FOLDER = "outcomes.spool"
 BUFFER = 2048
@@ -69,7 +69,7 @@ def pack_inputs(inputs: Mapping[Any, Mapping[str, Any]]) -> bytes:
     >>> inputs = {("hi", Policy()): {"origin": "corpus", "case": "c#0", "outcomes": {"t": Outcome.ok([6151])}}}
     >>> [line for line in gzip.decompress(pack_inputs(inputs)).decode().split("\\n") if line]
     ['{"policies":{"allowed={} disallowed=all":{"policy":[[],"all"]}}}', '{"text":"hi","policy":"allowed={} disallowed=all","origin":"corpus","case":"c#0","outcomes":{"t":{"ok":[6151]}}}']
-    >>> [(key[0], record["outcomes"]) for key, record in unpack_inputs(pack_inputs(inputs))]
+    >>> [(key[0], record["outcomes"]) for key, record, _ in unpack_inputs(pack_inputs(inputs))]
     [('hi', {'t': {'ok': [6151]}})]
     """
     import io
@@ -86,9 +86,9 @@ def pack_inputs(inputs: Mapping[Any, Mapping[str, Any]]) -> bytes:
     return buffer.getvalue()
 
 
-def unpack_inputs(data: bytes) -> Iterator[tuple[tuple[str, Any], dict[str, Any]]]:
-    """:func:`pack_inputs`'s inputs back, in order: ``(text, policy)`` and the record
-    (outcomes as JSON, without their messages, which the log never shows)."""
+def unpack_inputs(data: bytes) -> Iterator[tuple[tuple[str, Any], dict[str, Any], bytes]]:
+    """:func:`pack_inputs`'s inputs back, in order: ``(text, policy)``, the record (outcomes
+    as JSON, without their messages, which the log never shows) and its line."""
     from harness.worker.protocol import decode_value
 
     lines = gzip.decompress(data).split(b"\n")
@@ -97,7 +97,7 @@ def unpack_inputs(data: bytes) -> Iterator[tuple[tuple[str, Any], dict[str, Any]
     for line in lines[1:]:
         if line:
             record = json.loads(line)
-            yield (record["text"], policies[record["policy"]]), record
+            yield (record["text"], policies[record["policy"]]), record, line + b"\n"
 
 
 def record_line(record: Mapping[str, Any]) -> bytes:
@@ -194,6 +194,10 @@ def record_key(record: Mapping[str, Any]) -> tuple[str, str]:
     return record["text"], record["policy"]
 
 
+#: a spooled input: its key, its log line (b"": not made), and its record when at hand (else None)
+Row = tuple[tuple[str, str], bytes, "dict[str, Any] | None"]
+
+
 @dataclass(frozen=True)
 class _Run:
     path: Path
@@ -201,7 +205,12 @@ class _Run:
 
 
 class OutcomeSpool:
-    """Sorted runs of outcome records in ``folder``; :meth:`records` streams them merged."""
+    """Sorted runs of outcome records in ``folder``; :meth:`rows` streams them merged.
+
+    Records are held and written as their log lines (:func:`record_line`): a line is made
+    once, when the record arrives (or comes made, from a worker: :meth:`add_line`), and
+    copied through every merge and into the log; only inputs that arrive more than once
+    are parsed and combined again."""
 
     def __init__(self, folder: Path, *, buffer: int = BUFFER, fan_in: int = FAN_IN) -> None:
         if buffer < 1 or fan_in < 2:
@@ -210,8 +219,8 @@ class OutcomeSpool:
         self.folder.mkdir(parents=True, exist_ok=True)
         self.buffer = buffer
         self.fan_in = fan_in
-        #: (text, policy) -> record: the inputs not written yet
-        self.pending: dict[tuple[str, str], dict[str, Any]] = {}
+        #: (text, policy) -> log line: the inputs not written yet
+        self.pending: dict[tuple[str, str], bytes] = {}
         #: written runs, oldest first (so their order is the order records arrived in)
         self.runs: list[_Run] = []
         self._names = itertools.count()
@@ -226,13 +235,19 @@ class OutcomeSpool:
 
     def add(self, record: dict[str, Any]) -> None:
         """One record (:func:`record_of`); an input seen before in the buffer is combined."""
+        self.add_line(record_key(record), record_line(record), record)
+
+    def add_line(self, key: tuple[str, str], line: bytes, record: dict[str, Any] | None = None) -> None:
+        """One record as its log line (``key``: its text and policy as the line spells
+        them; ``record``: the line parsed, if at hand)."""
         self.added += 1
-        key = record_key(record)
         held = self.pending.get(key)
         if held is None:
-            self.pending[key] = record
+            self.pending[key] = line
         else:
-            held["outcomes"] = {**held["outcomes"], **record["outcomes"]}
+            first = json.loads(held)
+            later = record if record is not None else json.loads(line)
+            self.pending[key] = record_line({**first, "outcomes": {**first["outcomes"], **later["outcomes"]}})
         if len(self.pending) >= self.buffer:
             self.flush()
 
@@ -240,20 +255,25 @@ class OutcomeSpool:
         """Write the buffer as a run, then merge runs while the newest ``fan_in`` share a level."""
         if not self.pending:
             return
-        rows = [self.pending[key] for key in sorted(self.pending)]
+        lines = [self.pending[key] for key in sorted(self.pending)]
         self.pending = {}
-        self.runs.append(_Run(self._write(rows), 0))
+        self.runs.append(_Run(self._write(lines), 0))
         while len(self.runs) >= self.fan_in and len({r.level for r in self.runs[-self.fan_in:]}) == 1:
             group = self.runs[-self.fan_in:]
-            merged = self._write(combined(_merge(group)))
+            merged = self._write(line or record_line(record) for _, line, record in combined_rows(_merge(group)))
             for run in group:
                 run.path.unlink()
             self.runs[-self.fan_in:] = [_Run(merged, group[0].level + 1)]
 
+    def rows(self) -> Iterator[Row]:
+        """Every input's :data:`Row`, sorted by (text, policy), each input once."""
+        self.flush()
+        return combined_rows(_merge(self.runs))
+
     def records(self) -> Iterator[dict[str, Any]]:
         """Every record, sorted by (text, policy), each input once (:func:`combined`)."""
-        self.flush()
-        return combined(_merge(self.runs))
+        for _, line, record in self.rows():
+            yield record if record is not None else json.loads(line)
 
     def close(self) -> None:
         """Remove the spool's folder (after the log is written, or when the run gives up)."""
@@ -261,21 +281,37 @@ class OutcomeSpool:
         self.runs = []
         shutil.rmtree(self.folder, ignore_errors=True)
 
-    def _write(self, rows: Iterable[dict[str, Any]]) -> Path:
+    def _write(self, lines: Iterable[bytes]) -> Path:
         path = self.folder / f"{next(self._names):08d}.jsonl.gz"
         # compresslevel 1: these files live for one run; speed matters more than size
         with gzip.open(path, "wb", compresslevel=1) as out:
-            for row in rows:
-                out.write(record_line(row))
+            for line in lines:
+                out.write(line)
         return path
 
 
-def _merge(runs: list[_Run]) -> Iterator[dict[str, Any]]:
-    """The runs' records in (text, policy) order; equal keys in run order (heapq.merge is stable)."""
-    return heapq.merge(*(_read(run.path) for run in runs), key=record_key)
+def combined_rows(rows: Iterable[Row]) -> Iterator[Row]:
+    """:func:`combined` on rows: an input met once keeps its line as it is; one met more
+    than once is combined from the records (its lines parsed) and comes without a line
+    (its outcomes may be :class:`~harness.outcomes.Outcome` objects of a held record,
+    which :func:`write_record` writes)."""
+    for key, group in itertools.groupby(rows, key=lambda row: row[0]):
+        first = next(group)
+        more = list(group)
+        if not more:
+            yield first
+            continue
+        yield key, b"", next(combined(r if r is not None else json.loads(line) for _, line, r in (first, *more)))
 
 
-def _read(path: Path) -> Iterator[dict[str, Any]]:
+def _merge(runs: list[_Run]) -> Iterator[Row]:
+    """The runs' rows in (text, policy) order; equal keys in run order (heapq.merge is stable)."""
+    return heapq.merge(*(_read(run.path) for run in runs), key=lambda row: row[0])
+
+
+def _read(path: Path) -> Iterator[Row]:
     with gzip.open(path, "rb") as handle:
         for line in handle:
-            yield json.loads(line)
+            record = json.loads(line)
+            # the record is not kept: a row waiting in the merge holds its line only
+            yield (record["text"], record["policy"]), line, None

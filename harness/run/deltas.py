@@ -131,9 +131,9 @@ def _merge_packed(runner: Any, data: bytes) -> None:
     from harness.report.outcome_spool import unpack_inputs
 
     spool = getattr(runner, "spool", None)
-    for key, record in unpack_inputs(data):
+    for key, record, line in unpack_inputs(data):
         if spool is not None and spool.receiving and key not in runner.inputs:
-            spool.add(record)
+            spool.add_line((record["text"], record["policy"]), line, record)
             continue
         held = runner.inputs.setdefault(key, {"origin": record["origin"], "case": record["case"], "outcomes": {}})
         for adapter, outcome in record["outcomes"].items():

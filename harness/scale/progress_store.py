@@ -134,4 +134,4 @@ def read_inputs(path: Path) -> dict[Any, dict]:
 
     return {key: {"origin": record["origin"], "case": record["case"],
                   "outcomes": {a: outcome_from_json(o) for a, o in record["outcomes"].items()}}
-            for key, record in unpack_inputs(path.read_bytes())}
+            for key, record, _ in unpack_inputs(path.read_bytes())}
