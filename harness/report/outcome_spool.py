@@ -30,6 +30,7 @@ import heapq
 import itertools
 import json
 import shutil
+from json.decoder import scanstring
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,7 +70,7 @@ def pack_inputs(inputs: Mapping[Any, Mapping[str, Any]]) -> bytes:
     >>> inputs = {("hi", Policy()): {"origin": "corpus", "case": "c#0", "outcomes": {"t": Outcome.ok([6151])}}}
     >>> [line for line in gzip.decompress(pack_inputs(inputs)).decode().split("\\n") if line]
     ['{"policies":{"allowed={} disallowed=all":{"policy":[[],"all"]}}}', '{"text":"hi","policy":"allowed={} disallowed=all","origin":"corpus","case":"c#0","outcomes":{"t":{"ok":[6151]}}}']
-    >>> [(key[0], record["outcomes"]) for key, record, _ in unpack_inputs(pack_inputs(inputs))]
+    >>> [(key[0], json.loads(line)["outcomes"]) for key, line in unpack_inputs(pack_inputs(inputs))]
     [('hi', {'t': {'ok': [6151]}})]
     """
     import io
@@ -86,9 +87,10 @@ def pack_inputs(inputs: Mapping[Any, Mapping[str, Any]]) -> bytes:
     return buffer.getvalue()
 
 
-def unpack_inputs(data: bytes) -> Iterator[tuple[tuple[str, Any], dict[str, Any], bytes]]:
-    """:func:`pack_inputs`'s inputs back, in order: ``(text, policy)``, the record (outcomes
-    as JSON, without their messages, which the log never shows) and its line."""
+def unpack_inputs(data: bytes) -> Iterator[tuple[tuple[str, Any], bytes]]:
+    """:func:`pack_inputs`'s inputs back, in order: ``(text, policy)`` and the record's line
+    (``json.loads`` gives the record: outcomes as JSON, without their messages, which the
+    log never shows)."""
     from harness.worker.protocol import decode_value
 
     lines = gzip.decompress(data).split(b"\n")
@@ -96,8 +98,8 @@ def unpack_inputs(data: bytes) -> Iterator[tuple[tuple[str, Any], dict[str, Any]
     policies = {described: decode_value(policy) for described, policy in header["policies"].items()}
     for line in lines[1:]:
         if line:
-            record = json.loads(line)
-            yield (record["text"], policies[record["policy"]]), record, line + b"\n"
+            text, policy = line_key(line)
+            yield (text, policies[policy]), line + b"\n"
 
 
 def record_line(record: Mapping[str, Any]) -> bytes:
@@ -285,9 +287,24 @@ class OutcomeSpool:
         path = self.folder / f"{next(self._names):08d}.jsonl.gz"
         # compresslevel 1: these files live for one run; speed matters more than size
         with gzip.open(path, "wb", compresslevel=1) as out:
-            for line in lines:
-                out.write(line)
+            for chunk in _chunks(lines):
+                out.write(chunk)
         return path
+
+
+def _chunks(lines: Iterable[bytes], size: int = 1 << 16) -> Iterator[bytes]:
+    """``lines`` joined into chunks of about ``size`` bytes: one gzip write per chunk, not
+    per line (a write costs more than a short line's compression)."""
+    held: list[bytes] = []
+    count = 0
+    for line in lines:
+        held.append(line)
+        count += len(line)
+        if count >= size:
+            yield b"".join(held)
+            held, count = [], 0
+    if held:
+        yield b"".join(held)
 
 
 def combined_rows(rows: Iterable[Row]) -> Iterator[Row]:
@@ -312,6 +329,29 @@ def _merge(runs: list[_Run]) -> Iterator[Row]:
 def _read(path: Path) -> Iterator[Row]:
     with gzip.open(path, "rb") as handle:
         for line in handle:
-            record = json.loads(line)
             # the record is not kept: a row waiting in the merge holds its line only
-            yield (record["text"], record["policy"]), line, None
+            yield line_key(line), line, None
+
+
+_PREFIX = '{"text":"'
+_MIDDLE = ',"policy":"'
+
+
+def line_key(line: bytes) -> tuple[str, str]:
+    """(text, policy) of a :func:`record_line`, read from its first two fields without
+    parsing its outcomes (a line is ASCII, its fields in :func:`held_record`'s order).
+
+    >>> line_key(record_line({"text": 'say "é"', "policy": "p", "origin": "corpus", "outcomes": {"t": {"ok": [1]}}}))
+    ('say "é"', 'p')
+    """
+    head = line[:4096].decode("ascii", "replace")
+    if head.startswith(_PREFIX):
+        try:
+            text, end = scanstring(head, len(_PREFIX))
+            if head.startswith(_MIDDLE, end):
+                policy, _ = scanstring(head, end + len(_MIDDLE))
+                return text, policy
+        except ValueError:
+            pass  # a text longer than the head: parse the line
+    record = json.loads(line)
+    return record["text"], record["policy"]

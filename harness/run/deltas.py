@@ -14,6 +14,7 @@ merges one case's delta and settles its findings at once (the pytest plugin's it
 from __future__ import annotations
 
 import copy
+import json
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -131,10 +132,11 @@ def _merge_packed(runner: Any, data: bytes) -> None:
     from harness.report.outcome_spool import unpack_inputs
 
     spool = getattr(runner, "spool", None)
-    for key, record, line in unpack_inputs(data):
+    for key, line in unpack_inputs(data):
         if spool is not None and spool.receiving and key not in runner.inputs:
-            spool.add_line((record["text"], record["policy"]), line, record)
+            spool.add_line((key[0], key[1].describe()), line)
             continue
+        record = json.loads(line)
         held = runner.inputs.setdefault(key, {"origin": record["origin"], "case": record["case"], "outcomes": {}})
         for adapter, outcome in record["outcomes"].items():
             held["outcomes"][adapter] = shared(held["outcomes"], outcome_from_json(outcome))

@@ -132,6 +132,9 @@ def read_inputs(path: Path) -> dict[Any, dict]:
     from harness.golden.format import outcome_from_json
     from harness.report.outcome_spool import unpack_inputs
 
-    return {key: {"origin": record["origin"], "case": record["case"],
-                  "outcomes": {a: outcome_from_json(o) for a, o in record["outcomes"].items()}}
-            for key, record, _ in unpack_inputs(path.read_bytes())}
+    inputs: dict[Any, dict] = {}
+    for key, line in unpack_inputs(path.read_bytes()):
+        record = json.loads(line)
+        inputs[key] = {"origin": record["origin"], "case": record["case"],
+                       "outcomes": {a: outcome_from_json(o) for a, o in record["outcomes"].items()}}
+    return inputs
