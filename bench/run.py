@@ -260,7 +260,8 @@ def targets(report: dict[str, Any]) -> list[dict[str, Any]]:
         add("corpus client peak, 10^5 over 10^4 documents", corpus["client_peak_growth_1e4_to_1e5"], 1.10)
         for row in corpus["rows"]:
             if row["executor"] == "local":
-                add(f"corpus harness time / encode time, {row['documents']:,} documents", row["harness_over_encode"], 0.25)
+                add(f"corpus harness time / encode time, {row['adapter']}, {row['documents']:,} documents",
+                    row["harness_over_encode"], 0.25)
     listing = report.get("harness", {}).get("list")
     if listing:
         add("tokconf list s", listing["list_s"], 0.5)
@@ -328,7 +329,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         report["corpus"] = figures(quick=args.quick)
         for row in report["corpus"]["rows"]:
-            say(f"\ncorpus {row['executor']} {row['documents']:,} documents: {row['docs_per_s']} docs/s, client peak "
+            say(f"\ncorpus {row['executor']} {row['adapter']} {row['documents']:,} documents: {row['docs_per_s']} docs/s, client peak "
                 f"{row['client_peak_mb']} MB, client CPU {row['client_cpu_us_per_doc']} us/document")
     report["targets"] = targets(report)
     say("\ntargets:")
