@@ -5,6 +5,8 @@ Flow (``tokconf run`` calls the phases in order; the pytest plugin uses the piec
 1. **vocab-consistency** once per adapter (:mod:`harness.checks.vocab`).
 2. **cases**: each case runs on the adapters it applies to, each compared with the
    reference of its encoding (or the case's own ``reference``), through every text check.
+   A ``--corpus`` document is a case too; one tagged ``screened`` runs :data:`SCREEN_CHECKS`
+   and every check only when they find something (:mod:`harness.cases.corpus`).
 3. **generated**: per encoding, a deterministic pool of hostile texts
    (:func:`harness.generate.strategies.hostile_text` with the special literals of that
    encoding's adapters; a closed vocabulary gets text from its alphabet) under the
