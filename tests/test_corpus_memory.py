@@ -62,6 +62,25 @@ def test_a_spooled_log_equals_the_in_memory_log(tmp_path: Path) -> None:
     assert not (tmp_path / "spool").exists()
 
 
+def test_an_input_met_twice_in_one_buffer_is_one_line_with_its_adapters_in_order(tmp_path: Path) -> None:
+    # lines are copied into the log as they are: one combined in the buffer is made again,
+    # with the first record's origin and the adapters sorted as every other line has them
+    from harness.report.outcome_spool import line_key, pack_inputs, unpack_inputs
+
+    policy = Policy()
+    spool = OutcomeSpool(tmp_path / "spool")
+    spool.add(record_of("x", policy, _entry("corpus", "c#0", z=[1])))
+    packed = pack_inputs({("x", policy): _entry("corpus", "c#9", a=[2])})
+    for (text, _), line in unpack_inputs(packed):  # as a Dask worker's record arrives
+        spool.add_line((text, policy.describe()), line)
+    write_outcome_log(tmp_path / "log.gz", {}, spooled=spool)
+    with gzip.open(tmp_path / "log.gz", "rb") as handle:
+        lines = handle.read().split(b"\n")
+    assert lines[0] == (b'{"text":"x","policy":"allowed={} disallowed=all","origin":"corpus","case":"c#0",'
+                        b'"outcomes":{"a":{"ok":[2]},"z":{"ok":[1]}}}')
+    assert line_key(lines[0]) == ("x", "allowed={} disallowed=all") and lines[1:] == [b""]
+
+
 def test_a_long_input_is_written_one_outcome_at_a_time(tmp_path: Path) -> None:
     """The log line of an input with ~10^5 IDs per adapter is the one-shot JSON line, byte
     for byte, without holding that line and every adapter's IDs as lists at once (issue 25:

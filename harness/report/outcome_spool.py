@@ -28,11 +28,12 @@ from __future__ import annotations
 import gzip
 import heapq
 import itertools
+import io
 import json
 import shutil
-from json.decoder import scanstring
 from collections import Counter
 from dataclasses import dataclass
+from json.decoder import scanstring
 from pathlib import Path
 from typing import IO, Any, Iterable, Iterator, Mapping
 
@@ -73,8 +74,6 @@ def pack_inputs(inputs: Mapping[Any, Mapping[str, Any]]) -> bytes:
     >>> [(key[0], json.loads(line)["outcomes"]) for key, line in unpack_inputs(pack_inputs(inputs))]
     [('hi', {'t': {'ok': [6151]}})]
     """
-    import io
-
     from harness.worker.protocol import encode_value
 
     policies = {policy.describe(): encode_value(policy) for _, policy in inputs}
@@ -249,7 +248,7 @@ class OutcomeSpool:
         else:
             first = json.loads(held)
             later = record if record is not None else json.loads(line)
-            self.pending[key] = record_line({**first, "outcomes": {**first["outcomes"], **later["outcomes"]}})
+            self.pending[key] = record_line(next(combined([first, later])))
         if len(self.pending) >= self.buffer:
             self.flush()
 
