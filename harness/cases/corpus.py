@@ -28,7 +28,7 @@ generated and everyday phases already do with every check. So 1 document in
 ``CorpusOptions.full_checks_every`` (chosen by a hash of its text: the same documents on
 every run, executor and shard size; see :func:`fully_checked`) runs every check, and the
 others are tagged ``screened``: the runner runs every check on such a document too as soon
-as the screen finds anything, or an encode fails (:meth:`harness.run.runner.Runner._screened`).
+as the screen finds anything (:mod:`harness.run.screen`).
 """
 
 from __future__ import annotations

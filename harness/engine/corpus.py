@@ -63,8 +63,8 @@ class CorpusPhase:
 
     def run(self) -> None:
         from harness.cases.corpus import CorpusError
-        from harness.report.outcome_spool import SPOOL_FOLDER, OutcomeSpool
-        from harness.run.runner import SCREEN_CHECKS
+        from harness.report.outcome_spool import SPOOL_FOLDER, OutcomeSpool, pack_inputs
+        from harness.run.screen import SCREEN_CHECKS
 
         every = self.plan.corpus_options.full_checks_every
         if self.plan.corpus and every > 1:
@@ -73,9 +73,11 @@ class CorpusPhase:
                 f"of its text) and every document the screen flagged ran every check (--full-checks-every 1: all)")
 
         if self.plan.corpus and self.folder is not None:
-            # the documents' outcomes go to the run folder, not into memory
+            # the documents' outcomes go to the run folder, not into memory; --jobs
+            # processes hand them back packed, as the spool keeps them
             self.runner.spool = OutcomeSpool(self.folder / SPOOL_FOLDER)
             self.runner.spool.receiving = True
+            self.runner.jobs.pack = pack_inputs
         try:
             if self.executor is not None:
                 self._dask()
@@ -84,6 +86,7 @@ class CorpusPhase:
         except CorpusError as exc:
             raise PlanError(str(exc)) from exc
         finally:
+            self.runner.jobs.pack = None
             if self.runner.spool is not None:
                 self.runner.spool.receiving = False
 

@@ -252,6 +252,22 @@ class OutcomeSpool:
         if len(self.pending) >= self.buffer:
             self.flush()
 
+    def add_packed(self, data: bytes, held: dict[Any, dict]) -> None:
+        """Inputs :func:`pack_inputs` packed, as their lines; an input ``held`` has already
+        (``Runner.inputs``: the cases saw it first) is combined into it there, as
+        ``Runner.apply`` combines unpacked ones."""
+        from harness.golden.format import outcome_from_json
+        from harness.run.deltas import shared
+
+        for key, line in unpack_inputs(data):
+            if key not in held:
+                self.add_line((key[0], key[1].describe()), line)
+                continue
+            record = json.loads(line)
+            outcomes = held[key]["outcomes"]
+            for adapter, outcome in record["outcomes"].items():
+                outcomes[adapter] = shared(outcomes, outcome_from_json(outcome))
+
     def flush(self) -> None:
         """Write the buffer as a run, then merge runs while the newest ``fan_in`` share a level."""
         if not self.pending:

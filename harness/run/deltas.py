@@ -14,7 +14,6 @@ merges one case's delta and settles its findings at once (the pytest plugin's it
 from __future__ import annotations
 
 import copy
-import json
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -46,8 +45,8 @@ class Delta:
     coverage: dict[str, Any] = field(default_factory=dict)
     #: inputs outside each closed vocabulary's domain (``Runner.out_of_domain``)
     out_of_domain: DomainTally = field(default_factory=DomainTally)
-    #: more inputs, packed (:func:`harness.report.outcome_spool.pack_inputs`): a Dask
-    #: shard's documents, which the client spools without converting them
+    #: more inputs, packed (:func:`harness.report.outcome_spool.pack_inputs`): a corpus
+    #: task's documents, which the runner's spool takes without converting them
     packed_inputs: bytes = b""
 
 
@@ -115,7 +114,8 @@ def merge(runner: Any, delta: Delta) -> None:
             # a new answer, once per run (not in the unit too: its delta may be pickled anyway)
             held[adapter] = same if same is not outcome else with_canonical_ids(outcome)
     if delta.packed_inputs:
-        _merge_packed(runner, delta.packed_inputs)
+        # packed only where a spool receives them (a corpus phase with its run folder)
+        spool.add_packed(delta.packed_inputs, runner.inputs)
     for adapter, kinds in delta.long_reach.items():
         runner.long_reach.setdefault(adapter, {}).update(kinds)
     runner.coverage.add(delta.coverage, runner.selected.calls)
@@ -123,23 +123,6 @@ def merge(runner: Any, delta: Delta) -> None:
     for note in delta.notes:
         if note not in runner.notes:
             runner.notes.append(note)
-
-
-def _merge_packed(runner: Any, data: bytes) -> None:
-    """Packed inputs into the spool as the records they are, or (an input the runner holds
-    already, or no spool receiving) into ``runner.inputs`` as :func:`merge` adds them."""
-    from harness.golden.format import outcome_from_json
-    from harness.report.outcome_spool import unpack_inputs
-
-    spool = getattr(runner, "spool", None)
-    for key, line in unpack_inputs(data):
-        if spool is not None and spool.receiving and key not in runner.inputs:
-            spool.add_line((key[0], key[1].describe()), line)
-            continue
-        record = json.loads(line)
-        held = runner.inputs.setdefault(key, {"origin": record["origin"], "case": record["case"], "outcomes": {}})
-        for adapter, outcome in record["outcomes"].items():
-            held["outcomes"][adapter] = shared(held["outcomes"], outcome_from_json(outcome))
 
 
 def shared(held: dict[str, Any], outcome: Any) -> Any:

@@ -208,18 +208,18 @@ def _run_task(kind: str, units: Sequence[Any]) -> Any:
     return TASKS[kind](units)
 
 
-def _run_in_child(kind: str, units: Sequence[Any]) -> Any:
-    """:func:`_run_task` in a ``--jobs`` process. A task of corpus documents hands its
-    outcomes back packed as the log's records: the parent spools them as they are, where
-    pickled Outcome objects cost it more to convert than the child to check them."""
+def _run_in_child(kind: str, units: Sequence[Any], pack: Callable[[Any], bytes] | None) -> Any:
+    """:func:`_run_task` in a ``--jobs`` process. With ``pack`` (:attr:`Jobs.pack`, while a
+    corpus phase spools), a task of corpus documents hands its outcomes back packed as the
+    log's records: pickled Outcome objects cost the parent more to convert than the child
+    to check them."""
     from dataclasses import replace
 
     from harness.cases.corpus import is_document
-    from harness.report.outcome_spool import pack_inputs
 
     result = _run_task(kind, units)
-    if kind == "cases" and result.inputs and any(is_document(case) for case in units[0]):
-        result = replace(result, inputs={}, packed_inputs=pack_inputs(result.inputs))
+    if pack is not None and kind == "cases" and result.inputs and any(is_document(case) for case in units[0]):
+        result = replace(result, inputs={}, packed_inputs=pack(result.inputs))
     return result
 
 
@@ -278,6 +278,9 @@ class Jobs:
         self.backend: Callable[..., Iterator[Any]] | None = None
         #: the adapters the processes were forked with: a new one means forking again
         self._forked_with: tuple[str, ...] = ()
+        #: packs a corpus task's inputs in the job processes (``pack_inputs``; set by the
+        #: corpus phase while its spool receives, which unpacks them)
+        self.pack: Callable[[Any], bytes] | None = None
 
     @property
     def parallel(self) -> bool:
@@ -404,7 +407,7 @@ class Jobs:
             self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context, initializer=_child_init)
             self._forked_with = adapters
         try:
-            yield from self._pool.map(_run_in_child, [kind] * len(tasks), tasks)
+            yield from self._pool.map(_run_in_child, [kind] * len(tasks), tasks, [self.pack] * len(tasks))
         except BrokenProcessPool as exc:
             self.close()
             raise JobsBroken(

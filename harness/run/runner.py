@@ -5,8 +5,6 @@ Flow (``tokconf run`` calls the phases in order; the pytest plugin uses the piec
 1. **vocab-consistency** once per adapter (:mod:`harness.checks.vocab`).
 2. **cases**: each case runs on the adapters it applies to, each compared with the
    reference of its encoding (or the case's own ``reference``), through every text check.
-   A ``--corpus`` document is a case too; one tagged ``screened`` runs :data:`SCREEN_CHECKS`
-   and every check only when they find something (:mod:`harness.cases.corpus`).
 3. **generated**: per encoding, a deterministic pool of hostile texts
    (:func:`harness.generate.strategies.hostile_text` with the special literals of that
    encoding's adapters; a closed vocabulary gets text from its alphabet) under the
@@ -51,7 +49,6 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
 from harness.calls import Calls
-from harness.cases.corpus import is_document
 from harness.cases.model import CHECKS, Case, DocumentedDivergence, Policy
 from harness.cases.loader import adapter_matches, case_applies_to, documented_for
 from harness.checks.base import AGREE, ORDINARY, SKIP, UNSUPPORTED, Finding, Result, Subject, declared_policy
@@ -71,16 +68,14 @@ from harness.generate.strategies import resolve_profile
 from harness.run.coverage import Collector
 from harness.run.choice import case_adapter_names  # re-exported: the plugin and older callers import it here
 from harness.run.plans import prepare_pools, steered_units, steers, units_of
+from harness.run.screen import text_check_results
 
-__all__ = ["GENERATED_CHECKS", "SCREEN_CHECKS", "Candidate", "GenerationOptions", "Runner", "case_adapter_names"]
+__all__ = ["GENERATED_CHECKS", "Candidate", "GenerationOptions", "Runner", "case_adapter_names"]
 
 ProgressFn = Callable[[str, int, int], None]
 
 #: Text checks that apply to generated inputs (``expected`` needs a case).
 GENERATED_CHECKS: tuple[str, ...] = tuple(c for c in TEXT_CHECKS if c != "expected")
-#: What a screened corpus document (:mod:`harness.cases.corpus`) runs unless one finds
-#: something: what differs between drop-ins at scale, at three adapter calls a document.
-SCREEN_CHECKS: tuple[str, ...] = ("id-parity", "error-category", "round-trip")
 
 
 @dataclass(frozen=True)
@@ -267,25 +262,12 @@ class Runner:
     def _run_pair(self, case: Case, adapter: Calls, reference: Calls) -> None:
         self._note_input(case.text, case.policy, adapter, "case", case.id)
         in_domain = self.out_of_domain.inside(adapter, reference, case.text)
-        subject = Subject(case.text, case.policy, adapter, reference, case)
-        # a case file's own "screened" tag is only a tag: its ids cannot be a document's
-        results = self._screened(subject) if "screened" in case.tags and is_document(case) else None
-        if results is None:
-            results = [(check, run_text_check(check, subject)) for check in TEXT_CHECKS]
-        for check, result in results:
+        for check, result in text_check_results(case, Subject(case.text, case.policy, adapter, reference, case)):
             self._judge_case(case, adapter, reference, check, result, in_domain)
         self.coverage.observe(case.text, adapter, case.policy)
         doc = documented_for(case, adapter.name, "vocab-consistency", adapter.info.declares_like)
         if doc is not None:
             self._judge_case_vocab(case, adapter, reference, doc)
-
-    @staticmethod
-    def _screened(subject: Subject) -> list[tuple[str, Result]] | None:
-        """A screened corpus document's results (:data:`SCREEN_CHECKS`), or None when the
-        screen found something and the document needs every check. Only the checks that
-        ran are counted, so a cell's inputs say how many documents it compared."""
-        results = [(check, run_text_check(check, subject)) for check in SCREEN_CHECKS]
-        return None if any(isinstance(result, Finding) for _, result in results) else results
 
     def _judge_case(self, case: Case, adapter: Calls, reference: Calls, check: str, result: Result,
                     in_domain: bool) -> None:

@@ -1,0 +1,32 @@
+"""The corpus screen: which text checks a ``--corpus`` document runs.
+
+A corpus is for scale: every document runs :data:`SCREEN_CHECKS`, what differs between
+drop-ins at scale, at three adapter calls a document. A document
+:mod:`harness.cases.corpus` tags ``screened`` (all but 1 in ``--full-checks-every``) runs
+every text check only when the screen finds something, so a flagged document still shows
+all its symptoms. Only the checks that ran are counted, so a cell's inputs say how many
+documents it compared.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.cases.corpus import is_document
+from harness.checks import TEXT_CHECKS, run_text_check
+from harness.checks.base import Finding, Result, Subject
+
+__all__ = ["SCREEN_CHECKS", "text_check_results"]
+
+SCREEN_CHECKS: tuple[str, ...] = ("id-parity", "error-category", "round-trip")
+
+
+def text_check_results(case: Any, subject: Subject) -> list[tuple[str, Result]]:
+    """(check, result) for every text check on ``subject``, or for the screen's alone when
+    ``case`` is a screened corpus document on which they find nothing. A case file's own
+    ``screened`` tag is only a tag: its ids cannot be a document's."""
+    if "screened" in case.tags and is_document(case):
+        results = [(check, run_text_check(check, subject)) for check in SCREEN_CHECKS]
+        if not any(isinstance(result, Finding) for _, result in results):
+            return results
+    return [(check, run_text_check(check, subject)) for check in TEXT_CHECKS]
