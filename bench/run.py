@@ -329,8 +329,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         report["corpus"] = figures(quick=args.quick)
         for row in report["corpus"]["rows"]:
-            say(f"\ncorpus {row['executor']} {row['adapter']} {row['documents']:,} documents: {row['docs_per_s']} docs/s, client peak "
-                f"{row['client_peak_mb']} MB, client CPU {row['client_cpu_us_per_doc']} us/document")
+            say(f"\ncorpus {row['executor']} {row['adapter']} {row['documents']:,} documents: {row['docs_per_s']} "
+                f"docs/s, client peak {row['client_peak_mb']} MB, client CPU {row['client_cpu_us_per_doc']} us/document")
     report["targets"] = targets(report)
     say("\ntargets:")
     for t in report["targets"]:

@@ -71,8 +71,8 @@ def test_an_input_met_twice_in_one_buffer_is_one_line_with_its_adapters_in_order
     spool = OutcomeSpool(tmp_path / "spool")
     spool.add(record_of("x", policy, _entry("corpus", "c#0", z=[1])))
     packed = pack_inputs({("x", policy): _entry("corpus", "c#9", a=[2])})
-    for (text, _), line in unpack_inputs(packed):  # as a Dask worker's record arrives
-        spool.add_line((text, policy.describe()), line)
+    for (text, _), described, line in unpack_inputs(packed):  # as a Dask worker's record arrives
+        spool.add_line((text, described), line)
     write_outcome_log(tmp_path / "log.gz", {}, spooled=spool)
     with gzip.open(tmp_path / "log.gz", "rb") as handle:
         lines = handle.read().split(b"\n")

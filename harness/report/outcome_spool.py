@@ -37,8 +37,8 @@ from json.decoder import scanstring
 from pathlib import Path
 from typing import IO, Any, Iterable, Iterator, Mapping
 
-__all__ = ["SPOOL_FOLDER", "OutcomeSpool", "Row", "combined", "combined_rows", "held_record", "pack_inputs",
-           "record_key", "record_line", "record_of", "unpack_inputs", "write_record"]
+__all__ = ["SPOOL_FOLDER", "OutcomeSpool", "Row", "combined", "combined_rows", "entry_of", "held_record",
+           "pack_inputs", "record_key", "record_line", "record_of", "unpack_inputs", "write_record"]
 
 SPOOL_FOLDER = "outcomes.spool"
 BUFFER = 2048
@@ -71,8 +71,8 @@ def pack_inputs(inputs: Mapping[Any, Mapping[str, Any]]) -> bytes:
     >>> inputs = {("hi", Policy()): {"origin": "corpus", "case": "c#0", "outcomes": {"t": Outcome.ok([6151])}}}
     >>> [line for line in gzip.decompress(pack_inputs(inputs)).decode().split("\\n") if line]
     ['{"policies":{"allowed={} disallowed=all":{"policy":[[],"all"]}}}', '{"text":"hi","policy":"allowed={} disallowed=all","origin":"corpus","case":"c#0","outcomes":{"t":{"ok":[6151]}}}']
-    >>> [(key[0], json.loads(line)["outcomes"]) for key, line in unpack_inputs(pack_inputs(inputs))]
-    [('hi', {'t': {'ok': [6151]}})]
+    >>> [(key[0], entry_of(line)["outcomes"]) for key, _, line in unpack_inputs(pack_inputs(inputs))]
+    [('hi', {'t': Outcome(kind='ok', value=(6151,), category=None, native_type=None, message=None)})]
     """
     from harness.worker.protocol import encode_value
 
@@ -86,10 +86,9 @@ def pack_inputs(inputs: Mapping[Any, Mapping[str, Any]]) -> bytes:
     return buffer.getvalue()
 
 
-def unpack_inputs(data: bytes) -> Iterator[tuple[tuple[str, Any], bytes]]:
-    """:func:`pack_inputs`'s inputs back, in order: ``(text, policy)`` and the record's line
-    (``json.loads`` gives the record: outcomes as JSON, without their messages, which the
-    log never shows)."""
+def unpack_inputs(data: bytes) -> Iterator[tuple[tuple[str, Any], str, bytes]]:
+    """:func:`pack_inputs`'s inputs back, in order: ``(text, policy)``, the policy as the
+    line spells it, and the record's line (:func:`entry_of` makes it an input's entry)."""
     from harness.worker.protocol import decode_value
 
     lines = gzip.decompress(data).split(b"\n")
@@ -97,8 +96,18 @@ def unpack_inputs(data: bytes) -> Iterator[tuple[tuple[str, Any], bytes]]:
     policies = {described: decode_value(policy) for described, policy in header["policies"].items()}
     for line in lines[1:]:
         if line:
-            text, policy = line_key(line)
-            yield (text, policies[policy]), line + b"\n"
+            text, described = line_key(line)
+            yield (text, policies[described]), described, line + b"\n"
+
+
+def entry_of(line: bytes) -> dict[str, Any]:
+    """A record's line as an entry of ``Runner.inputs``: origin, case and the outcomes as
+    :class:`~harness.outcomes.Outcome` (without their messages, which the log never shows)."""
+    from harness.golden.format import outcome_from_json
+
+    record = json.loads(line)
+    return {"origin": record["origin"], "case": record["case"],
+            "outcomes": {a: outcome_from_json(o) for a, o in record["outcomes"].items()}}
 
 
 def record_line(record: Mapping[str, Any]) -> bytes:
@@ -252,21 +261,18 @@ class OutcomeSpool:
         if len(self.pending) >= self.buffer:
             self.flush()
 
-    def add_packed(self, data: bytes, held: dict[Any, dict]) -> None:
-        """Inputs :func:`pack_inputs` packed, as their lines; an input ``held`` has already
-        (``Runner.inputs``: the cases saw it first) is combined into it there, as
-        ``Runner.apply`` combines unpacked ones."""
-        from harness.golden.format import outcome_from_json
-        from harness.run.deltas import shared
-
-        for key, line in unpack_inputs(data):
-            if key not in held:
-                self.add_line((key[0], key[1].describe()), line)
-                continue
-            record = json.loads(line)
-            outcomes = held[key]["outcomes"]
-            for adapter, outcome in record["outcomes"].items():
-                outcomes[adapter] = shared(outcomes, outcome_from_json(outcome))
+    def add_packed(self, data: bytes, held: Mapping[Any, Any]) -> dict[Any, dict]:
+        """Spool inputs :func:`pack_inputs` packed, as their lines, except those ``held``
+        (``Runner.inputs``) has already, the cases having seen them first: those come
+        back as entries (:func:`entry_of`) for ``Runner.apply`` to combine as it combines
+        unpacked ones."""
+        rest: dict[Any, dict] = {}
+        for key, described, line in unpack_inputs(data):
+            if key in held:
+                rest[key] = entry_of(line)
+            else:
+                self.add_line((key[0], described), line)
+        return rest
 
     def flush(self) -> None:
         """Write the buffer as a run, then merge runs while the newest ``fan_in`` share a level."""

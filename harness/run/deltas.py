@@ -104,7 +104,12 @@ def merge(runner: Any, delta: Delta) -> None:
         runner.documentation.add(a.adapter, a.check, a.kind, a.text, domain=a.domain, record=a.record)
     runner.vocab_findings.update(delta.vocab_findings)
     spool = getattr(runner, "spool", None)
-    for key, entry in delta.inputs.items():
+    inputs = delta.inputs
+    if delta.packed_inputs:
+        # a corpus task's (packed only where a spool receives them): spooled as they are,
+        # but for the inputs this runner holds already, combined below as unpacked ones
+        inputs = {**inputs, **spool.add_packed(delta.packed_inputs, runner.inputs)}
+    for key, entry in inputs.items():
         if spool is not None and spool.receiving and key not in runner.inputs:  # a corpus document: onto disk
             spool.add_input(key, entry)
             continue
@@ -113,9 +118,6 @@ def merge(runner: Any, delta: Delta) -> None:
             same = shared(held, outcome)
             # a new answer, once per run (not in the unit too: its delta may be pickled anyway)
             held[adapter] = same if same is not outcome else with_canonical_ids(outcome)
-    if delta.packed_inputs:
-        # packed only where a spool receives them (a corpus phase with its run folder)
-        spool.add_packed(delta.packed_inputs, runner.inputs)
     for adapter, kinds in delta.long_reach.items():
         runner.long_reach.setdefault(adapter, {}).update(kinds)
     runner.coverage.add(delta.coverage, runner.selected.calls)

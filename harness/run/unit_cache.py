@@ -19,8 +19,9 @@ adapters' units came from the cache (``run.cache`` in parity.json); ``--no-cache
 
 Never cached: a corpus's documents (read once, and as many as the user has), a unit
 asking an adapter whose code is not tokconf's to hash (a plugin, another package's entry
-point, a ``source:`` checkout, an adapter a test registers), and a result holding a timeout, a crash or a shrink cut short by its time bound (how busy the
-machine was, not what the adapter does). A cache file that cannot be read is asked again,
+point, a ``source:`` checkout, an adapter a test registers), and a result holding a
+timeout, a crash or a shrink cut short by its time bound (how busy the machine was, not
+what the adapter does). A cache file that cannot be read is asked again,
 never trusted. The folder is kept under 1 GiB, the least recently used results deleted
 first.
 """

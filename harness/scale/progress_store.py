@@ -7,8 +7,8 @@ and the adapter selection) and which shards are done. Each done shard has two fi
 - ``NNNNNNNN.outcomes.jsonl.gz``: its documents' outcomes, the bulk of a shard (99 % of
   it for 1,000 short documents on two adapters), in the outcome log's own records
   (:func:`harness.report.outcome_spool.pack_inputs`: IDs as JSON, one line per document,
-  gzip; the worker's own bytes), after a first line that spells out each special-token policy the records
-  name. 42 KB for the shard whose pickle was 255 KB (issue 25).
+  gzip; the worker's own bytes), after a first line that spells out each special-token
+  policy the records name. 42 KB for the shard whose pickle was 255 KB (issue 25).
 - ``NNNNNNNN.pickle``: the rest of its :class:`~harness.scale.shard_task.ShardResult`,
   the delta without its inputs: counts per cell and the findings with their evidence,
   a few KB. These objects have no other encoding; the file is the run's own, read back
@@ -127,14 +127,7 @@ def _outcomes_name(pickle_name: str) -> str:
 
 
 def read_inputs(path: Path) -> dict[Any, dict]:
-    """A shard's stored inputs back (:func:`~harness.report.outcome_spool.unpack_inputs`),
-    outcomes as :class:`~harness.outcomes.Outcome`."""
-    from harness.golden.format import outcome_from_json
-    from harness.report.outcome_spool import unpack_inputs
+    """A shard's stored inputs back, outcomes as :class:`~harness.outcomes.Outcome`."""
+    from harness.report.outcome_spool import entry_of, unpack_inputs
 
-    inputs: dict[Any, dict] = {}
-    for key, line in unpack_inputs(path.read_bytes()):
-        record = json.loads(line)
-        inputs[key] = {"origin": record["origin"], "case": record["case"],
-                       "outcomes": {a: outcome_from_json(o) for a, o in record["outcomes"].items()}}
-    return inputs
+    return {key: entry_of(line) for key, _, line in unpack_inputs(path.read_bytes())}
