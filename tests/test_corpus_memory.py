@@ -136,3 +136,16 @@ def test_the_client_peak_does_not_grow_with_the_corpus(tmp_path: Path) -> None:
     assert not (folder / "outcomes.spool").exists()
     profile = json.loads((folder / "harness-profile.json").read_text(encoding="utf-8"))
     assert list(profile["phases_s"]) == ["select", "vocab", "cases", "corpus", "generated", "finish", "report"]
+
+
+def test_packed_inputs_the_runner_holds_come_back_as_entries_and_the_rest_is_spooled(tmp_path: Path) -> None:
+    # a document whose text a case already ran stays in memory, combined by Runner.apply
+    from harness.report.outcome_spool import pack_inputs
+
+    policy = Policy()
+    spool = OutcomeSpool(tmp_path / "spool")
+    packed = pack_inputs({("case text", policy): _entry("corpus", "c#0", t=[1, 2]),
+                          ("new text", policy): _entry("corpus", "c#1", t=[3])})
+    rest = spool.add_packed(packed, {("case text", policy): _entry("case", "k", h=[1, 2])})
+    assert rest == {("case text", policy): {"origin": "corpus", "case": "c#0", "outcomes": {"t": Outcome.ok((1, 2))}}}
+    assert [(r["text"], r["case"], r["outcomes"]) for r in spool.records()] == [("new text", "c#1", {"t": {"ok": [3]}})]
