@@ -33,11 +33,13 @@ Shrinking is bounded per finding, in calls and in seconds (``--shrink-seconds``,
 :data:`DEFAULT_SHRINK_SECONDS`); a shrink the clock stopped keeps the smallest input found
 so far, and the run's notes say which. With ``--jobs N`` the shrinks run in parallel
 (``shrink_many``) and the settling itself stays sequential: a first pass walks each
-(adapter, check, kind) group as settling will, asking for the shrinks it will need, one
-per group at a time (whether the next finding of a group is shrunk depends on the
-minimal inputs its group found before it), until no group needs one that is not known.
-A shrink depends only on its finding, so the records are those of ``--jobs 1``; a
-shrink the first pass did not foresee is simply done in process.
+(adapter, check, kind) group as settling will, asking for the shrinks it will need, in
+waves, until no group needs one that is not known. Whether the next finding of a group
+is shrunk depends on the minimal inputs its group found before it, so a wave goes past
+a group's pending shrink only while that finding is documented as it stands (a
+documented shrink adds no minimal input). A shrink depends only on its finding, so the
+records are those of ``--jobs 1``; a shrink the first pass did not foresee is simply
+done in process, and one it foresaw in vain is not used.
 """
 
 from __future__ import annotations
@@ -240,8 +242,11 @@ class Settler:
 
         Walks each group exactly as :meth:`_settle_one` decides whether to shrink (the
         adapter-wide declarations, the minimal inputs the group already has, its shrink
-        count), and stops a group at its first shrink not known yet; each wave does one
-        shrink per waiting group.
+        count) up to its first shrink not known yet, which joins the wave. Past it the
+        walk goes on :meth:`_foreseen`: the shrinks the group will need if the pending
+        ones come back documented. One wave per pending shrink made a default run's
+        settling eight barriers long (:data:`SHRINKS_PER_GROUP`), each as slow as its
+        slowest shrink while the other processes waited.
         """
         by_group: dict[tuple[str, str, str], list[int]] = {}
         for position, candidate in enumerate(ordered):
@@ -261,12 +266,13 @@ class Settler:
                     if not shrinkable(finding) or shrinks[group] >= SHRINKS_PER_GROUP:
                         cursor[group] = len(positions)  # nothing more to shrink in this group
                         break
-                    if self.documentation.adapter_wide_for(finding) is not None or any(
-                            m and m in finding.text for m in minimal[group]):
+                    if self._skipped(finding, minimal[group]):
                         cursor[group] += 1
                         continue
                     if position not in done:
                         wave.append(position)
+                        wave += self._foreseen(ordered, finding, positions[cursor[group] + 1:],
+                                               shrinks[group] + 1, minimal[group], done)
                         break
                     shrinks[group] += 1
                     shrunk = done[position][0]
@@ -277,6 +283,44 @@ class Settler:
                 return done
             work = [(ordered[p], self.max_shrink_calls, self.shrink_seconds) for p in wave]
             done.update(zip(wave, shrink_many(work)))
+
+    def _skipped(self, finding: Finding, minimal: list[str]) -> bool:
+        """Whether settling passes ``finding`` by unshrunk: declared adapter-wide, or its
+        input holds an unexpected minimal input of its group (:meth:`_settle_one`)."""
+        return self.documentation.adapter_wide_for(finding) is not None or any(
+            m and m in finding.text for m in minimal)
+
+    def _foreseen(self, ordered: list[Candidate], pending: Finding, after: list[int], count: int,
+                  minimal: list[str], done: dict[int, tuple[Finding, bool]]) -> list[int]:
+        """The positions of ``after`` (a group's, past the ``pending`` shrink, the
+        group's ``count``-th) that settling will shrink too if the pending shrinks come
+        back documented, and that are not done yet.
+
+        A shrink that comes back unexpected can make a later finding of its group pass
+        unshrunk (its input holds the new minimal input); a shrink done for that finding
+        is wasted work, never another record (:meth:`_shrink` takes only those it
+        needs). So the walk goes past a pending shrink only while its finding is
+        documented as it stands, as a passing run's are, and stops at the first that is
+        not: a failing run keeps one wave per such shrink and wastes none on the findings
+        its first cause explains."""
+        foreseen: list[int] = []
+        minimal = list(minimal)
+        for position in after:
+            if count >= SHRINKS_PER_GROUP or self.documentation.absorber_for(pending) is None:
+                break
+            finding = ordered[position].finding
+            if not shrinkable(finding):
+                break
+            if self._skipped(finding, minimal):
+                continue
+            count += 1
+            if position in done:
+                if self.documentation.absorber_for(done[position][0]) is None:
+                    minimal.append(done[position][0].text)
+                continue
+            foreseen.append(position)
+            pending = finding
+        return foreseen
 
     def _join_cause(self, finding: Finding) -> bool:
         """An unshrinkable finding whose input holds a known cause of its adapter joins it."""
