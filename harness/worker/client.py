@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from harness.calls import AdapterInfo, checked_outcome
+from harness.cases.model import Policy
 from harness.outcomes import Outcome
 from harness.registry import AdapterUnavailable
 from harness.worker.limits import NetworkProtection, crash_cause
@@ -213,11 +214,11 @@ class WorkerExecutor:
         while True:
             if len(self._buffer) >= 4:
                 try:
-                    length = frame_length(bytes(self._buffer[:4]))
+                    length = frame_length(self._buffer[:4])
                 except ProtocolError as exc:
                     raise self._broken(str(exc)) from exc
                 if len(self._buffer) >= 4 + length:
-                    payload = bytes(self._buffer[4:4 + length])
+                    payload = self._buffer[4:4 + length]
                     del self._buffer[:4 + length]
                     try:
                         return parse_payload(payload)
@@ -299,8 +300,11 @@ class WorkerExecutor:
                    extras: list[tuple[tuple[Any, ...], Outcome]]) -> int:
         """Send ``batch``; returns how many of its calls were settled (all, unless the worker died)."""
         calls = []
+        encoded: dict[Any, Any] = {}  # a frame's calls share a few policies: each encoded once
         for n, (op, args, follow) in enumerate(batch):
-            call: dict[str, Any] = {"n": n, "op": op, "args": [encode_value(a) for a in args]}
+            call: dict[str, Any] = {"n": n, "op": op, "args": [
+                (encoded[a] if a in encoded else encoded.setdefault(a, encode_value(a))) if type(a) is Policy
+                else encode_value(a) for a in args]}
             if follow:
                 call["follow"] = True
             calls.append(call)
