@@ -94,4 +94,3 @@ def test_groups_are_walked_apart_and_known_unexpected_inputs_are_not_shrunk_agai
     waves = Waves()
     settler._shrink_ahead(candidates, waves)
     assert waves.asked == [["bD", "eX"], ["fX"]]
-

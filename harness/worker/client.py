@@ -300,11 +300,17 @@ class WorkerExecutor:
                    extras: list[tuple[tuple[Any, ...], Outcome]]) -> int:
         """Send ``batch``; returns how many of its calls were settled (all, unless the worker died)."""
         calls = []
-        encoded: dict[Any, Any] = {}  # a frame's calls share a few policies: each encoded once
+        policies: dict[Policy, Any] = {}  # a frame's calls share a few policies: each encoded once
+
+        def encoded(arg: Any) -> Any:
+            if type(arg) is not Policy:
+                return encode_value(arg)
+            if arg not in policies:
+                policies[arg] = encode_value(arg)
+            return policies[arg]
+
         for n, (op, args, follow) in enumerate(batch):
-            call: dict[str, Any] = {"n": n, "op": op, "args": [
-                (encoded[a] if a in encoded else encoded.setdefault(a, encode_value(a))) if type(a) is Policy
-                else encode_value(a) for a in args]}
+            call: dict[str, Any] = {"n": n, "op": op, "args": [encoded(a) for a in args]}
             if follow:
                 call["follow"] = True
             calls.append(call)
