@@ -304,9 +304,11 @@ class Settler:
         not: a failing run keeps one wave per such shrink and wastes none on the findings
         its first cause explains."""
         foreseen: list[int] = []
+        if self.documentation.absorber_for(pending) is None:
+            return foreseen
         minimal = list(minimal)
         for position in after:
-            if count >= SHRINKS_PER_GROUP or self.documentation.absorber_for(pending) is None:
+            if count >= SHRINKS_PER_GROUP:
                 break
             finding = ordered[position].finding
             if not shrinkable(finding):
@@ -319,7 +321,8 @@ class Settler:
                     minimal.append(done[position][0].text)
                 continue
             foreseen.append(position)
-            pending = finding
+            if self.documentation.absorber_for(finding) is None:
+                break  # the new pending shrink: what follows depends on it
         return foreseen
 
     def _join_cause(self, finding: Finding) -> bool:
