@@ -19,7 +19,7 @@ import re
 import reprlib
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Callable, Iterable, Protocol, Sequence
 
 from harness.cases.model import Policy
 from harness.interface import Adapter, Capabilities
@@ -121,6 +121,18 @@ class InProcess:
         encode, classify, kwargs = a.encode, a.classify_error, policy_kwargs(policy)
         return [_checked("encode", capture("encode", encode, text, classify=classify, **kwargs)) for text in texts]
 
+    def api_surfaces(self, texts: Sequence[str]) -> list[Outcome]:
+        """``call("api_surface", text)`` for each of ``texts``, in order, the adapter asked
+        once for all of them (:meth:`Adapter.api_surfaces`) where it shares work across
+        texts; if that call raises or does not answer one walk per text, each text is
+        walked alone, so every outcome is its own text's."""
+        a = self._adapter
+        if _shares_walks(type(a)):
+            together = capture("other", a.api_surfaces, list(texts), classify=a.classify_error)
+            if together.is_ok and isinstance(together.value, tuple) and len(together.value) == len(texts):
+                return [_surface(Outcome.ok(walk)) for walk in together.value]
+        return [self.call("api_surface", text) for text in texts]
+
     def _call(self, op: str, *args: Any) -> Outcome:
         a = self._adapter
         classify = a.classify_error
@@ -200,6 +212,23 @@ def surface_from_data(data: Any) -> dict[str, Outcome]:
     return out
 
 
+def _shares_walks(cls: type) -> bool:
+    """Whether ``cls``'s :meth:`~Adapter.api_surfaces` is its own walk's: defined by the class
+    that defines its ``api_surface`` (a subclass that replaces ``api_surface`` alone, such as
+    a planted fault, inherits a batch walk that would bypass it).
+
+    >>> class Walks(Adapter):
+    ...     def api_surface(self, text): return []
+    ...     def api_surfaces(self, texts): return [[] for _ in texts]
+    >>> class OneWalkChanged(Walks):
+    ...     def api_surface(self, text): return [("x", Outcome.ok(1))]
+    >>> _shares_walks(Walks), _shares_walks(OneWalkChanged), _shares_walks(Adapter)
+    (True, False, False)
+    """
+    owner = next((k for k in cls.__mro__ if "api_surface" in vars(k)), None)
+    return owner is not None and owner is not Adapter and "api_surfaces" in vars(owner)
+
+
 def _surface(outcome: Outcome) -> Outcome:
     if not outcome.is_ok:
         return outcome
@@ -276,6 +305,10 @@ checked_outcome = _checked
 LASTING_TEXT_LIMIT = 64
 
 
+#: texts up to this many characters are walked together by ``Calls.prefetch_surfaces``
+PREFETCH_SURFACE_LIMIT = 10_000
+
+
 class Calls:
     """Memoised calls to one adapter. ``reset()`` between inputs keeps memory bounded.
 
@@ -300,6 +333,8 @@ class Calls:
         self._lasting: dict[str, Outcome] = {}
         #: answers fetched ahead (several inputs at once); survive ``reset`` until used
         self._ahead: dict[tuple[Any, ...], Outcome] = {}
+        #: API-surface walks made ahead (:meth:`prefetch_surfaces`), text -> outcome
+        self._walked: dict[str, Outcome] = {}
         literals = sorted((s for s, _ in self.info.special_tokens), key=len, reverse=True)
         self._literal_re = re.compile("|".join(re.escape(s) for s in literals)) if literals else None
 
@@ -393,13 +428,32 @@ class Calls:
     def api_surface(self, text: str) -> Outcome:
         """Every public path of the adapter's library on ``text``: an outcome whose value
         :func:`surface_from_data` reads (``unsupported`` for adapters without one)."""
+        walked = self._walked.pop(text, None)
         if len(text) > LASTING_TEXT_LIMIT:
-            return self._call("api_surface", text)
+            if walked is None:
+                return self._call("api_surface", text)
+            self._memo[("api_surface", text)] = walked
+            return walked
         if text not in self._lasting:
             if len(self._lasting) >= self._LASTING_LIMIT:
                 self._lasting.clear()
-            self._lasting[text] = self._call("api_surface", text)
+            self._lasting[text] = walked if walked is not None else self._call("api_surface", text)
         return self._lasting[text]
+
+    def prefetch_surfaces(self, texts: Iterable[str]) -> None:
+        """Walk the API surface of each of ``texts`` now, all in one call
+        (:meth:`InProcess.api_surfaces`), for :meth:`api_surface` to find. For an adapter in
+        process that walks a surface; texts over :data:`PREFETCH_SURFACE_LIMIT` characters
+        are walked when asked (per call overhead is nothing beside their encodes). Walks
+        made ahead and not asked for are dropped at the next call."""
+        many = getattr(self._executor, "api_surfaces", None)
+        self._walked = {}
+        if many is None or not self.info.capabilities.api_surface:
+            return
+        wanted = [t for t in dict.fromkeys(texts) if len(t) <= PREFETCH_SURFACE_LIMIT
+                  and t not in self._lasting and ("api_surface", t) not in self._memo]
+        if len(wanted) > 1:
+            self._walked = dict(zip(wanted, many(wanted)))
 
     def api_attributes(self) -> Outcome:
         return self._call("api_attributes")

@@ -226,6 +226,15 @@ class Adapter(ABC):
         """
         raise UnsupportedOperation(f"{self.name} does not walk a library API surface")
 
+    def api_surfaces(self, texts: Sequence[str]) -> list[list[tuple[str, Outcome]]]:
+        """Optional: :meth:`api_surface` of each text, in order, with work shared across
+        texts (tiktoken's batch paths are asked once for all of them:
+        :func:`implementations.tiktoken_surface.walk_many`). Each text's answer must be what
+        :meth:`api_surface` gives for it alone. The harness uses it only when the class
+        that defines :meth:`api_surface` defines this too (a subclass that changes one walk
+        is never bypassed), and asks each text alone when it raises."""
+        return [self.api_surface(text) for text in texts]
+
     def api_attributes(self) -> list[tuple[str, Outcome]]:
         """The same for what does not depend on an input: attributes (``n_vocab``, a hash
         of ``token_byte_values()``) and fixed probes (decoding an ID past the vocabulary)."""

@@ -94,6 +94,11 @@ class TiktokenAdapter(Adapter):
 
         return walk(self._enc, text, classify=self.classify_error, release=self._release)
 
+    def api_surfaces(self, texts: Sequence[str]) -> list[list[tuple[str, Outcome]]]:
+        from implementations.tiktoken_surface import walk_many
+
+        return walk_many(self._enc, texts, classify=self.classify_error, release=self._release)
+
     def api_attributes(self) -> list[tuple[str, Outcome]]:
         from implementations.tiktoken_surface import attributes
 

@@ -76,12 +76,18 @@ def prefetch_requests(calls: Calls, text: str, policy: Policy) -> list[tuple[str
 
 
 def _prefetch(items: Iterable[tuple[Calls, str, Policy]]) -> None:
-    by_calls: dict[int, tuple[Calls, list[tuple[str, tuple[Any, ...], bool]]]] = {}
+    """A task's inputs asked ahead, per adapter: from a worker, everything the checks ask
+    in one round trip; in process, the API-surface walks, together (tiktoken opens a
+    thread pool per batch call: walked one text at a time, its batch paths were most of
+    a run's api-surface time)."""
+    by_calls: dict[int, tuple[Calls, list[tuple[str, Policy]]]] = {}
     for calls, text, policy in items:
+        by_calls.setdefault(id(calls), (calls, []))[1].append((text, policy))
+    for calls, inputs in by_calls.values():
         if calls.batches:
-            by_calls.setdefault(id(calls), (calls, []))[1].extend(prefetch_requests(calls, text, policy))
-    for calls, requests in by_calls.values():
-        calls.prefetch(requests)
+            calls.prefetch([r for text, policy in inputs for r in prefetch_requests(calls, text, policy)])
+        else:
+            calls.prefetch_surfaces(text for text, _ in inputs)
 
 
 # -- units, as run in a job process (or in process with --jobs 1) ---------------------------

@@ -88,14 +88,23 @@ class TimedExecutor:
         finally:
             self._add("encode", started, started_cpu, len(texts))
 
+    def _timed_api_surfaces(self, texts: Any) -> Any:
+        started, started_cpu = time.perf_counter(), time.process_time()
+        try:
+            return self._inner.api_surfaces(texts)
+        finally:
+            self._add("api_surface", started, started_cpu, len(texts))
+
     def __getattr__(self, name: str) -> Any:
         # a worker's batches (``call_many``) and an in-process adapter's loops of encodes
-        # (``encode_many``), only where the inner executor has them (``Calls.batches``
-        # tells them apart), are calls too; anything else an executor offers (closing a
-        # worker, ...) is the inner one's
-        if name in ("call_many", "encode_many"):
+        # (``encode_many``) and walks (``api_surfaces``), only where the inner executor has
+        # them (``Calls.batches`` tells them apart), are calls too; anything else an
+        # executor offers (closing a worker, ...) is the inner one's
+        timed = {"call_many": self._timed_many, "encode_many": self._timed_encode_many,
+                 "api_surfaces": self._timed_api_surfaces}
+        if name in timed:
             getattr(self._inner, name)
-            return self._timed_many if name == "call_many" else self._timed_encode_many
+            return timed[name]
         return getattr(self._inner, name)
 
 

@@ -13,7 +13,7 @@ a drop-in's surface misses every one of them.
 from __future__ import annotations
 
 import copy
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from harness.interface import Capabilities
 from harness.outcomes import Outcome
@@ -50,9 +50,15 @@ class DropInFault(Mutant):
     def api_surface(self, text: str) -> list[tuple[str, Outcome]]:
         # tiktoken's own walk (the adapter's), over the proxy: the same paths a real
         # drop-in is walked on, without the engine importing the adapters
+        return self._clone().api_surface(text)
+
+    def api_surfaces(self, texts: Sequence[str]) -> list[list[tuple[str, Outcome]]]:
+        return self._clone().api_surfaces(texts)
+
+    def _clone(self) -> Any:
         clone = copy.copy(self.inner)
         clone._enc = _Proxy(self.inner.native, self.method, self.wrong)  # type: ignore[attr-defined]
-        return clone.api_surface(text)
+        return clone
 
 
 class OffsetsShifted(DropInFault):
