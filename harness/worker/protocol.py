@@ -143,6 +143,7 @@ __all__ = [
 MAX_FRAME = 1 << 30
 _HEADER = struct.Struct(">I")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_INT_ONLY = frozenset({int})
 
 
 class ProtocolError(Exception):
@@ -216,7 +217,7 @@ def encode_value(value: Any) -> Any:
     if isinstance(value, str):
         return encode_text(value)
     if isinstance(value, (tuple, list)):
-        if all(type(v) is int for v in value):
+        if _INT_ONLY.issuperset(map(type, value)):
             return list(value)  # the common case, IDs, without a call per element
         return [encode_value(v) for v in value]
     if isinstance(value, (bytes, bytearray, memoryview)):
@@ -235,7 +236,7 @@ def _encode_policy_part(part: Any) -> Any:
 def decode_value(data: Any) -> Any:
     """The inverse of :func:`encode_value`; arrays come back as tuples."""
     if isinstance(data, list):
-        if all(type(v) is int for v in data):
+        if _INT_ONLY.issuperset(map(type, data)):  # IDs: every element exactly an int, checked in C
             return tuple(data)
         return tuple(decode_value(v) for v in data)
     if isinstance(data, dict):
