@@ -121,6 +121,13 @@ class InProcess:
         encode, classify, kwargs = a.encode, a.classify_error, policy_kwargs(policy)
         return [_checked("encode", capture("encode", encode, text, classify=classify, **kwargs)) for text in texts]
 
+    def token_bytes_many(self, ids: Sequence[int]) -> list[Outcome]:
+        """``call("token_bytes", i)`` for each of ``ids``, in order, without the dispatch per
+        call: the every-token phase asks each adapter the bytes of every ID it has."""
+        a = self._adapter
+        token_bytes, classify = a.token_bytes, a.classify_error
+        return [_checked("token_bytes", capture("decode", token_bytes, i, classify=classify)) for i in ids]
+
     def api_surfaces(self, texts: Sequence[str]) -> list[Outcome]:
         """``call("api_surface", text)`` for each of ``texts``, in order, the adapter asked
         once for all of them (:meth:`Adapter.api_surfaces`) where it shares work across
@@ -305,6 +312,9 @@ checked_outcome = _checked
 LASTING_TEXT_LIMIT = 64
 
 
+#: IDs per round trip of ``Calls.prefetch_pieces`` to a worker (an every-token plan asks
+#: 200,000: one frame of them all would be held whole on both sides)
+_PIECES_PER_FRAME = 8192
 #: texts up to this many characters are walked together by ``Calls.prefetch_surfaces``
 PREFETCH_SURFACE_LIMIT = 10_000
 
@@ -464,6 +474,21 @@ class Calls:
                 self._pieces.clear()
             self._pieces[token_id] = self._executor.call("token_bytes", token_id)
         return self._pieces[token_id]
+
+    def prefetch_pieces(self, ids: Sequence[int]) -> None:
+        """Ask for the bytes of these IDs now, for :meth:`token_bytes` to find: from a worker
+        in one round trip, in process in one loop (:meth:`InProcess.token_bytes_many`)."""
+        if self.batches:
+            for start in range(0, len(ids), _PIECES_PER_FRAME):
+                self.prefetch([("token_bytes", (i,), False) for i in ids[start:start + _PIECES_PER_FRAME]])
+            return
+        many = getattr(self._executor, "token_bytes_many", None)
+        wanted = [i for i in ids if i not in self._pieces]
+        if many is None or not wanted:
+            return
+        if len(self._pieces) + len(wanted) > self._PIECE_CACHE_LIMIT:
+            self._pieces.clear()
+        self._pieces.update(zip(wanted, many(wanted)))
 
     def forget_pieces(self, ids: Any) -> None:
         """Drop these IDs' cached pieces: the every-token phase reads every ID once, and

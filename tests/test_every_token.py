@@ -268,6 +268,49 @@ def test_the_reference_is_judged_on_its_plan_answers_without_asking_them_again()
     assert encoded, "only the texts that failed go through the full checks, which encode"
 
 
+def test_the_bytes_of_every_id_are_asked_in_one_loop_and_a_wrong_one_is_still_found() -> None:
+    """In process, a slice's token bytes are asked in one loop (``token_bytes_many``), not
+    one call each through the executor; a wrong piece for one ID is a finding on it."""
+    from dataclasses import replace
+
+    from harness.calls import Calls, InProcess
+
+    base = default_registry().spec("bytebpe-ltr:demo")
+    real = base.factory()
+    wrong_id = 300
+
+    class WrongPiece(type(real)):  # type: ignore[misc]
+        def __init__(self) -> None:
+            self.__dict__.update(real.__dict__)
+            self.name = "wrong:piece"
+
+        def token_bytes(self, token_id: int) -> bytes:
+            right = super().token_bytes(token_id)
+            return right + b"!" if token_id == wrong_id else right
+
+    class Counted(InProcess):
+        calls: list[str] = []
+
+        def call(self, op, *args):  # type: ignore[no-untyped-def]
+            Counted.calls.append(op)
+            return super().call(op, *args)
+
+    calls = Calls(Counted(real))
+    calls.prefetch_pieces(list(range(400)))
+    assert [calls.token_bytes(i) for i in range(400)] == [InProcess(real).call("token_bytes", i) for i in range(400)]
+    assert "token_bytes" not in Counted.calls
+    spec = replace(base, name="wrong:piece", factory=WrongPiece)
+    reg = _one(base)
+    reg.add(spec, provider="test")
+    runner = Runner(select(reg))
+    plan = build_plan(runner.selected.reference_for(base.encoding))
+    for token_slice in plan.slices:
+        run_slice(runner, token_slice, [base.name, spec.name])
+    found = [d for d in runner.finish().divergences if d.adapter == spec.name]
+    assert found and all(d.check == "vocab-consistency" for d in found)
+    assert {d.kind for d in found} == {"token-bytes"}
+
+
 def _one(spec):  # type: ignore[no-untyped-def]
     reg = Registry()
     reg.add(spec, provider="test")

@@ -125,6 +125,7 @@ def build_plan(reference: Calls, *, slice_tokens: int = SLICE_TOKENS,
     special_ids = {i: literal for literal, i in specials.items()}
     end = ordinary_end(reference)
     pieces: dict[int, bytes | None] = {}
+    reference.prefetch_pieces([i for i in range(end) if i not in special_ids])
     for token_id in range(end):
         if token_id in special_ids:
             continue

@@ -183,8 +183,7 @@ def _joined(reference: Calls, ids: Sequence[int], known: dict[int, bytes | None]
 
 
 def _compare_bytes(runner: Any, adapter: Calls, token_slice: TokenSlice) -> None:
-    if adapter.batches:
-        adapter.prefetch([("token_bytes", (i,), False) for i in token_slice.ids])
+    adapter.prefetch_pieces(token_slice.ids)
     cell = runner.cell(adapter.name, "vocab-consistency")
     specials = runner.selected.calls[token_slice.reference].info.special_ids
     found = 0

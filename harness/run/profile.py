@@ -88,6 +88,13 @@ class TimedExecutor:
         finally:
             self._add("encode", started, started_cpu, len(texts))
 
+    def _timed_token_bytes_many(self, ids: Any) -> Any:
+        started, started_cpu = time.perf_counter(), time.process_time()
+        try:
+            return self._inner.token_bytes_many(ids)
+        finally:
+            self._add("token_bytes", started, started_cpu, len(ids))
+
     def _timed_api_surfaces(self, texts: Any) -> Any:
         started, started_cpu = time.perf_counter(), time.process_time()
         try:
@@ -96,12 +103,12 @@ class TimedExecutor:
             self._add("api_surface", started, started_cpu, len(texts))
 
     def __getattr__(self, name: str) -> Any:
-        # a worker's batches (``call_many``) and an in-process adapter's loops of encodes
-        # (``encode_many``) and walks (``api_surfaces``), only where the inner executor has
-        # them (``Calls.batches`` tells them apart), are calls too; anything else an
-        # executor offers (closing a worker, ...) is the inner one's
+        # a worker's batches (``call_many``) and an in-process adapter's loops of encodes,
+        # pieces and walks, only where the inner executor has them (``Calls.batches``
+        # tells them apart), are calls too; anything else an executor offers (closing a
+        # worker, ...) is the inner one's
         timed = {"call_many": self._timed_many, "encode_many": self._timed_encode_many,
-                 "api_surfaces": self._timed_api_surfaces}
+                 "token_bytes_many": self._timed_token_bytes_many, "api_surfaces": self._timed_api_surfaces}
         if name in timed:
             getattr(self._inner, name)
             return timed[name]
