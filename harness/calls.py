@@ -16,17 +16,15 @@ answers many calls per round trip (``call_many``), which :meth:`Calls.prefetch` 
 from __future__ import annotations
 
 import re
-import reprlib
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Callable, Iterable, Protocol, Sequence
 
 from harness.cases.model import Policy
 from harness.interface import Adapter, Capabilities
-from harness.outcomes import Outcome, capture
+from harness.outcomes import Outcome, capture, checked, surface_from_data, surface_outcome, surface_to_data
 
-__all__ = ["AdapterInfo", "Calls", "Executor", "InProcess", "checked_outcome", "policy_kwargs", "surface_from_data",
-           "surface_to_data"]
+__all__ = ["AdapterInfo", "Calls", "Executor", "InProcess", "policy_kwargs", "surface_from_data", "surface_to_data"]
 
 
 def policy_kwargs(policy: Policy) -> dict[str, Any]:
@@ -111,7 +109,7 @@ class InProcess:
         )
 
     def call(self, op: str, *args: Any) -> Outcome:
-        return _checked(op, self._call(op, *args))
+        return checked(op, self._call(op, *args))
 
     def encode_many(self, texts: Sequence[str], policy: Policy) -> list[Outcome]:
         """``call("encode", text, policy)`` for each of ``texts``, in order, without the
@@ -119,14 +117,14 @@ class InProcess:
         more than tiktoken's own encode."""
         a = self._adapter
         encode, classify, kwargs = a.encode, a.classify_error, policy_kwargs(policy)
-        return [_checked("encode", capture("encode", encode, text, classify=classify, **kwargs)) for text in texts]
+        return [checked("encode", capture("encode", encode, text, classify=classify, **kwargs)) for text in texts]
 
     def token_bytes_many(self, ids: Sequence[int]) -> list[Outcome]:
         """``call("token_bytes", i)`` for each of ``ids``, in order, without the dispatch per
         call: the every-token phase asks each adapter the bytes of every ID it has."""
         a = self._adapter
         token_bytes, classify = a.token_bytes, a.classify_error
-        return [_checked("token_bytes", capture("decode", token_bytes, i, classify=classify)) for i in ids]
+        return [checked("token_bytes", capture("decode", token_bytes, i, classify=classify)) for i in ids]
 
     def api_surfaces(self, texts: Sequence[str]) -> list[Outcome]:
         """``call("api_surface", text)`` for each of ``texts``, in order, the adapter asked
@@ -137,7 +135,7 @@ class InProcess:
         if _shares_walks(type(a)):
             together = capture("other", a.api_surfaces, list(texts), classify=a.classify_error)
             if together.is_ok and isinstance(together.value, tuple) and len(together.value) == len(texts):
-                return [_surface(Outcome.ok(walk)) for walk in together.value]
+                return [surface_outcome(Outcome.ok(walk)) for walk in together.value]
         return [self.call("api_surface", text) for text in texts]
 
     def _call(self, op: str, *args: Any) -> Outcome:
@@ -170,141 +168,24 @@ class InProcess:
         if op == "in_domain":
             return capture("other", a.in_domain, args[0], classify=classify)
         if op == "api_surface":
-            return _surface(capture("other", a.api_surface, args[0], classify=classify))
+            return surface_outcome(capture("other", a.api_surface, args[0], classify=classify))
         if op == "api_attributes":
-            return _surface(capture("other", a.api_attributes, classify=classify))
+            return surface_outcome(capture("other", a.api_attributes, classify=classify))
         raise ValueError(f"unknown adapter operation {op!r}")
-
-
-def surface_to_data(pairs: Any) -> tuple[tuple[Any, ...], ...]:
-    """(path, Outcome) pairs as plain tuples, so a whole API surface crosses the worker
-    protocol as one value: ``(path, "ok", value)`` or ``(path, kind, category, native_type,
-    message)``, or ``(path, "same", earlier path)`` for an outcome equal to an earlier
-    path's (a million-token input's IDs then cross once, not once per encode path).
-    ``TypeError`` if ``pairs`` is not a list of (str, Outcome).
-
-    >>> surface_to_data([("encode[default]", Outcome.ok([1, 2])), ("encode[all]", Outcome.ok([1, 2]))])
-    (('encode[default]', 'ok', (1, 2)), ('encode[all]', 'same', 'encode[default]'))
-    """
-    rows = []
-    seen: dict[Any, str] = {}
-    for item in pairs:
-        if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str) and isinstance(item[1], Outcome)):
-            raise TypeError(f"an API surface is a list of (path, Outcome) pairs, not {type(item).__name__}")
-        path, outcome = item
-        try:
-            earlier = seen.setdefault(outcome, path)
-        except TypeError:  # an unhashable value: sent as it is
-            earlier = path
-        if earlier != path:
-            rows.append((path, "same", earlier))
-        elif outcome.kind == "ok":
-            rows.append((path, "ok", outcome.value))
-        else:
-            rows.append((path, outcome.kind, outcome.category, outcome.native_type, outcome.message))
-    return tuple(rows)
-
-
-def surface_from_data(data: Any) -> dict[str, Outcome]:
-    """The inverse of :func:`surface_to_data`: path -> Outcome, in the adapter's order."""
-    out: dict[str, Outcome] = {}
-    for row in data:
-        path, kind = row[0], row[1]
-        if kind == "same":
-            out[path] = out[row[2]]
-        elif kind == "ok":
-            out[path] = Outcome.ok(row[2])
-        else:
-            out[path] = Outcome(kind=kind, category=row[2], native_type=row[3], message=row[4])
-    return out
 
 
 def _shares_walks(cls: type) -> bool:
     """Whether ``cls``'s :meth:`~Adapter.api_surfaces` is its own walk's: defined by the class
     that defines its ``api_surface`` (a subclass that replaces ``api_surface`` alone, such as
-    a planted fault, inherits a batch walk that would bypass it).
-
-    >>> class Walks(Adapter):
-    ...     def api_surface(self, text): return []
-    ...     def api_surfaces(self, texts): return [[] for _ in texts]
-    >>> class OneWalkChanged(Walks):
-    ...     def api_surface(self, text): return [("x", Outcome.ok(1))]
-    >>> _shares_walks(Walks), _shares_walks(OneWalkChanged), _shares_walks(Adapter)
-    (True, False, False)
-    """
+    a planted fault, inherits a batch walk that would bypass it; tests/test_api_surface_many.py)."""
     owner = next((k for k in cls.__mro__ if "api_surface" in vars(k)), None)
     return owner is not None and owner is not Adapter and "api_surfaces" in vars(owner)
-
-
-def _surface(outcome: Outcome) -> Outcome:
-    if not outcome.is_ok:
-        return outcome
-    try:
-        return Outcome.ok(surface_to_data(outcome.value))
-    except TypeError as exc:
-        return Outcome.raised("internal-error", "tokconf.BadReturnValue", str(exc))
 
 
 def _split_pattern(adapter: Adapter) -> str | None:
     """``adapter.split_pattern`` if it is a string; a property that raises declares nothing."""
     outcome = capture("other", lambda: adapter.split_pattern, classify=adapter.classify_error)
     return outcome.value if outcome.is_ok and isinstance(outcome.value, str) and outcome.value else None
-
-
-_INT_ONLY = frozenset({int})
-
-
-def _is_ids(value: Any) -> bool:
-    # every element exactly an int (not a bool, not a subclass); set(map(type, ...)) runs
-    # in C, which matters: every encode of a run passes through here
-    return isinstance(value, tuple) and _INT_ONLY.issuperset(map(type, value))
-
-
-#: What a successful call must return; anything else is the adapter's bug, reported as one.
-_RETURNS: dict[str, tuple[str, Any]] = {
-    "encode": ("a list of int", _is_ids),
-    "encode_ordinary": ("a list of int", _is_ids),
-    "encode_batch": ("a list of lists of int", lambda v: isinstance(v, tuple) and all(_is_ids(x) for x in v)),
-    "decode_bytes": ("bytes", lambda v: isinstance(v, bytes)),
-    "token_bytes": ("bytes", lambda v: isinstance(v, bytes)),
-    "decode": ("str", lambda v: isinstance(v, str)),
-    "pretokenize": ("a list of str", lambda v: isinstance(v, tuple) and all(isinstance(x, str) for x in v)),
-    "decode_stream": ("a list of str or None",
-                      lambda v: isinstance(v, tuple) and all(x is None or isinstance(x, str) for x in v)),
-}
-
-
-def _checked(op: str, outcome: Outcome) -> Outcome:
-    """Turn a malformed return value into an ``internal-error`` outcome.
-
-    >>> _checked("encode", Outcome.ok((1, 2))).is_ok
-    True
-    >>> _checked("encode", Outcome.ok(None)).describe()
-    'raised internal-error (tokconf.BadReturnValue): encode returned NoneType, expected a list of int'
-    >>> _checked("encode", Outcome.ok(("1", 2.5))).message
-    "encode returned tuple ('1', 2.5), expected a list of int"
-    """
-    if not outcome.is_ok or op not in _RETURNS:
-        return outcome
-    wanted, valid = _RETURNS[op]
-    if valid(outcome.value):  # what nearly every call returns: checked once
-        return outcome
-    if isinstance(outcome.value, bytearray):
-        return Outcome.ok(bytes(outcome.value))
-    if op in ("encode", "encode_ordinary") and isinstance(outcome.value, tuple) and not _is_ids(outcome.value):
-        # numpy integers and the like are IDs too; bools are not
-        if all(hasattr(i, "__index__") and not isinstance(i, bool) for i in outcome.value):
-            outcome = Outcome.ok(tuple(i.__index__() for i in outcome.value))
-    if valid(outcome.value):
-        return outcome
-    value = outcome.value
-    shown = type(value).__name__ + (f" {reprlib.repr(value)}" if value is not None else "")
-    return Outcome.raised("internal-error", "tokconf.BadReturnValue", f"{op} returned {shown}, expected {wanted}")
-
-
-#: For executors whose worker is not Python (:mod:`harness.worker.node`): the same checks
-#: on what a call returned, applied to the decoded answer.
-checked_outcome = _checked
 
 
 #: texts up to this many characters keep their API-surface walk across ``Calls.reset``

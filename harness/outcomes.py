@@ -15,10 +15,15 @@ compare like any failure: two crashes agree when their categories do.
 Some failures are *faults* of the adapter itself (:attr:`Outcome.is_fault`): an
 ``internal-error``, a timeout or a crash. The error-category check reports a fault even
 when the reference fails the same way, and on the reference itself.
+
+Two helpers every executor shares: :func:`checked` turns a malformed return value into
+the adapter's ``internal-error``, and :func:`surface_to_data` / :func:`surface_from_data`
+carry an API-surface walk as one plain value.
 """
 
 from __future__ import annotations
 
+import reprlib
 from dataclasses import dataclass
 from typing import Any, Callable, Literal
 
@@ -29,8 +34,12 @@ __all__ = [
     "Outcome",
     "UnsupportedOperation",
     "capture",
+    "checked",
     "default_category",
     "native_type_name",
+    "surface_from_data",
+    "surface_outcome",
+    "surface_to_data",
 ]
 
 #: The closed set of error categories. Adapters may only report these.
@@ -240,3 +249,115 @@ def _message(exc: BaseException) -> str:
     if type(exc).__str__ is KeyError.__str__ and exc.args:
         text = repr(exc.args[0])
     return text[:500]
+
+
+# -- what a successful call must return ------------------------------------------------------
+
+_INT_ONLY = frozenset({int})
+
+
+def _is_ids(value: Any) -> bool:
+    # every element exactly an int (not a bool, not a subclass); set(map(type, ...)) runs
+    # in C, which matters: every encode of a run passes through here
+    return isinstance(value, tuple) and _INT_ONLY.issuperset(map(type, value))
+
+
+#: What a successful call must return; anything else is the adapter's bug, reported as one.
+_RETURNS: dict[str, tuple[str, Any]] = {
+    "encode": ("a list of int", _is_ids),
+    "encode_ordinary": ("a list of int", _is_ids),
+    "encode_batch": ("a list of lists of int", lambda v: isinstance(v, tuple) and all(_is_ids(x) for x in v)),
+    "decode_bytes": ("bytes", lambda v: isinstance(v, bytes)),
+    "token_bytes": ("bytes", lambda v: isinstance(v, bytes)),
+    "decode": ("str", lambda v: isinstance(v, str)),
+    "pretokenize": ("a list of str", lambda v: isinstance(v, tuple) and all(isinstance(x, str) for x in v)),
+    "decode_stream": ("a list of str or None",
+                      lambda v: isinstance(v, tuple) and all(x is None or isinstance(x, str) for x in v)),
+}
+
+
+def checked(op: str, outcome: Outcome) -> Outcome:
+    """Turn a malformed return value into an ``internal-error`` outcome (every executor
+    applies it: in process, and to a worker's decoded answer, whatever its language).
+
+    >>> checked("encode", Outcome.ok((1, 2))).is_ok
+    True
+    >>> checked("encode", Outcome.ok(None)).describe()
+    'raised internal-error (tokconf.BadReturnValue): encode returned NoneType, expected a list of int'
+    >>> checked("encode", Outcome.ok(("1", 2.5))).message
+    "encode returned tuple ('1', 2.5), expected a list of int"
+    """
+    if not outcome.is_ok or op not in _RETURNS:
+        return outcome
+    wanted, valid = _RETURNS[op]
+    if valid(outcome.value):  # what nearly every call returns: checked once
+        return outcome
+    if isinstance(outcome.value, bytearray):
+        return Outcome.ok(bytes(outcome.value))
+    if op in ("encode", "encode_ordinary") and isinstance(outcome.value, tuple) and not _is_ids(outcome.value):
+        # numpy integers and the like are IDs too; bools are not
+        if all(hasattr(i, "__index__") and not isinstance(i, bool) for i in outcome.value):
+            outcome = Outcome.ok(tuple(i.__index__() for i in outcome.value))
+    if valid(outcome.value):
+        return outcome
+    value = outcome.value
+    shown = type(value).__name__ + (f" {reprlib.repr(value)}" if value is not None else "")
+    return Outcome.raised("internal-error", "tokconf.BadReturnValue", f"{op} returned {shown}, expected {wanted}")
+
+
+# -- an API-surface walk as plain data: one value that crosses the worker protocol, and in
+# process the same (Calls.api_surface keeps it so either way) ------------------------------
+
+
+def surface_to_data(pairs: Any) -> tuple[tuple[Any, ...], ...]:
+    """(path, Outcome) pairs as plain tuples, so a whole API surface crosses the worker
+    protocol as one value: ``(path, "ok", value)`` or ``(path, kind, category, native_type,
+    message)``, or ``(path, "same", earlier path)`` for an outcome equal to an earlier
+    path's (a million-token input's IDs then cross once, not once per encode path).
+    ``TypeError`` if ``pairs`` is not a list of (str, Outcome).
+
+    >>> surface_to_data([("encode[default]", Outcome.ok([1, 2])), ("encode[all]", Outcome.ok([1, 2]))])
+    (('encode[default]', 'ok', (1, 2)), ('encode[all]', 'same', 'encode[default]'))
+    """
+    rows = []
+    seen: dict[Any, str] = {}
+    for item in pairs:
+        if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str) and isinstance(item[1], Outcome)):
+            raise TypeError(f"an API surface is a list of (path, Outcome) pairs, not {type(item).__name__}")
+        path, outcome = item
+        try:
+            earlier = seen.setdefault(outcome, path)
+        except TypeError:  # an unhashable value: sent as it is
+            earlier = path
+        if earlier != path:
+            rows.append((path, "same", earlier))
+        elif outcome.kind == "ok":
+            rows.append((path, "ok", outcome.value))
+        else:
+            rows.append((path, outcome.kind, outcome.category, outcome.native_type, outcome.message))
+    return tuple(rows)
+
+
+def surface_from_data(data: Any) -> dict[str, Outcome]:
+    """The inverse of :func:`surface_to_data`: path -> Outcome, in the adapter's order."""
+    out: dict[str, Outcome] = {}
+    for row in data:
+        path, kind = row[0], row[1]
+        if kind == "same":
+            out[path] = out[row[2]]
+        elif kind == "ok":
+            out[path] = Outcome.ok(row[2])
+        else:
+            out[path] = Outcome(kind=kind, category=row[2], native_type=row[3], message=row[4])
+    return out
+
+
+def surface_outcome(outcome: Outcome) -> Outcome:
+    """An adapter's ``api_surface`` outcome with its value as :func:`surface_to_data`; a value
+    that is not a list of (path, Outcome) is the adapter's ``internal-error``."""
+    if not outcome.is_ok:
+        return outcome
+    try:
+        return Outcome.ok(surface_to_data(outcome.value))
+    except TypeError as exc:
+        return Outcome.raised("internal-error", "tokconf.BadReturnValue", str(exc))

@@ -179,8 +179,8 @@ class _Batched:
     compares). An item whose single-item path failed, and every item of a call that raised or
     answered anything else, is asked alone, so a failure or a difference is always the
     answer of ``method([item_k])`` itself: what :func:`walk` records, and what a shrink of
-    that text reproduces (``tests/test_api_surface_many.py`` compares both on every shipped
-    case, and plants batch faults each rule must see).
+    that text reproduces (``tests/test_api_surface_many.py`` compares both on the shipped
+    cases' texts, and plants batch faults each rule must see).
     """
 
     def __init__(self) -> None:

@@ -29,9 +29,9 @@ import time
 from pathlib import Path
 from typing import Any, Iterable
 
-from harness.calls import AdapterInfo, checked_outcome
+from harness.calls import AdapterInfo
 from harness.cases.model import Policy
-from harness.outcomes import Outcome
+from harness.outcomes import Outcome, checked
 from harness.registry import AdapterUnavailable
 from harness.worker.limits import NetworkProtection, crash_cause
 from harness.worker.protocol import (
@@ -332,7 +332,7 @@ class WorkerExecutor:
                 self._kill()
                 answers.append((key, Outcome.crashed(exc.cause, f"the worker died ({exc.cause}) during {op}")))
                 return n + 1
-            outcome = checked_outcome(op, decode_outcome(message["outcome"]))
+            outcome = checked(op, decode_outcome(message["outcome"]))
             answers.append((key, outcome))
             if outcome.kind == "crashed":
                 # the worker said it is ending (out of memory): the rest go to a new one
@@ -348,7 +348,7 @@ class WorkerExecutor:
                     return n + 1
                 for follow_op, follow_args, outcome in message["calls"]:
                     extras.append(((follow_op, *(decode_value(a) for a in follow_args)),
-                                   checked_outcome(follow_op, decode_outcome(outcome))))
+                                   checked(follow_op, decode_outcome(outcome))))
         return len(batch)
 
     def _expect(self, n: int, kind: str, timeout: float) -> dict[str, Any]:
