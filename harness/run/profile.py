@@ -46,6 +46,12 @@ class _Stopwatch:
     at_mark: float = 0.0
 
 
+#: an executor's bulk methods, each timed as one operation: name -> (the operation it
+#: counts as, whether each item of its first argument counts as one call)
+_BULK = {"call_many": ("call_many", False), "encode_many": ("encode", True),
+         "token_bytes_many": ("token_bytes", True), "api_surfaces": ("api_surface", True)}
+
+
 class TimedExecutor:
     """An executor that adds the time of every call to a stopwatch, and is otherwise it."""
 
@@ -74,45 +80,23 @@ class TimedExecutor:
         long inputs' worker, :func:`harness.run.long_tier.bounded_calls`) keeps its timing."""
         return TimedExecutor(inner, self._stopwatch)
 
-    def _timed_many(self, requests: Any) -> Any:
-        started, started_cpu = time.perf_counter(), time.process_time()
-        try:
-            return self._inner.call_many(requests)
-        finally:
-            self._add("call_many", started, started_cpu)
-
-    def _timed_encode_many(self, texts: Any, policy: Any) -> Any:
-        started, started_cpu = time.perf_counter(), time.process_time()
-        try:
-            return self._inner.encode_many(texts, policy)
-        finally:
-            self._add("encode", started, started_cpu, len(texts))
-
-    def _timed_token_bytes_many(self, ids: Any) -> Any:
-        started, started_cpu = time.perf_counter(), time.process_time()
-        try:
-            return self._inner.token_bytes_many(ids)
-        finally:
-            self._add("token_bytes", started, started_cpu, len(ids))
-
-    def _timed_api_surfaces(self, texts: Any) -> Any:
-        started, started_cpu = time.perf_counter(), time.process_time()
-        try:
-            return self._inner.api_surfaces(texts)
-        finally:
-            self._add("api_surface", started, started_cpu, len(texts))
-
     def __getattr__(self, name: str) -> Any:
         # a worker's batches (``call_many``) and an in-process adapter's loops of encodes,
         # pieces and walks, only where the inner executor has them (``Calls.batches``
         # tells them apart), are calls too; anything else an executor offers (closing a
         # worker, ...) is the inner one's
-        timed = {"call_many": self._timed_many, "encode_many": self._timed_encode_many,
-                 "token_bytes_many": self._timed_token_bytes_many, "api_surfaces": self._timed_api_surfaces}
-        if name in timed:
-            getattr(self._inner, name)
-            return timed[name]
-        return getattr(self._inner, name)
+        inner = getattr(self._inner, name)
+        if name not in _BULK:
+            return inner
+        op, per_item = _BULK[name]
+
+        def timed(items: Any, *args: Any) -> Any:
+            started, started_cpu = time.perf_counter(), time.process_time()
+            try:
+                return inner(items, *args)
+            finally:
+                self._add(op, started, started_cpu, len(items) if per_item else 1)
+        return timed
 
 
 def _share(part: float, whole: float) -> float:
