@@ -152,3 +152,18 @@ def test_every_code_point_is_built_without_a_transient_of_a_million_strings() ->
         tracemalloc.stop()
     assert len(text) == 0x110000 - 0x800 and text[0xD7FF] == "\ud7ff" and text[0xD800] == "\ue000"
     assert peak < 24 * 2**20, f"building it held {peak / 2**20:.0f} MiB at its peak"
+
+
+def test_a_patterns_model_finds_class_members_only_when_its_slots_are_asked() -> None:
+    # the coverage measure builds a model on every run and needs only split(): finding
+    # the members of o200k_base's classes scans every code point (0.85 s on a slow core)
+    from harness.generate.pattern_inputs import PatternModel, _slots
+
+    cached = pattern_model(r"\p{L}+|\p{N}{1,3}|\s+")  # lru-cached: another test may have asked its slots
+    model = PatternModel(pattern=cached.pattern, branch_sources=cached.branch_sources, nodes=cached.nodes,
+                         matcher=cached.matcher)
+    assert model.split("ab 12345") == [(0, "ab"), (2, " "), (1, "123"), (1, "45")]
+    assert "slots" not in vars(model)
+    assert model.slots == tuple(tuple(_slots(n)) for n in model.nodes) and "slots" in vars(model)
+    (repeat, digit) = model.slots[1]
+    assert (repeat.kind, 3 in repeat.options, digit.kind, digit.options[0]) == ("quantifier", True, "class", "0")
