@@ -183,6 +183,28 @@ def test_unknown_key_is_an_error_at_its_line(tmp_path: Path) -> None:
     assert "'expcet' is unknown" in error.expected and "expect" in error.expected
 
 
+def test_a_file_that_passed_the_schema_is_not_checked_again_and_an_edit_is(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # harness/cases/schema_memo.py: a pass is kept by the hash of the text, so the second
+    # load of the same text skips the schema; a changed text (here made invalid) is checked
+    monkeypatch.setenv("TOKCONF_CACHE_DIR", str(tmp_path / "cache"))
+    checked: list[str] = []
+    problems = cases_mod._schema_problems
+    monkeypatch.setattr(cases_mod, "_schema_problems", lambda doc, file: checked.append(file) or problems(doc, file))
+    good = HEAD + '  - id: one\n    text: "x"\n'
+    path = write(tmp_path, "c.yaml", good)
+    assert [c.id for c in load_cases([path])] == ["one"]
+    assert [c.id for c in load_cases([path])] == ["one"]
+    assert len(checked) == 1
+    write(tmp_path, "c.yaml", good + "    expcet: {ids: {cl100k_base: [1]}}\n")
+    error = fails(path)
+    assert (error.line, error.field) == (5, "cases[0].expcet") and len(checked) == 2
+    error = fails(path)  # a failure is never kept: checked, and reported, every time
+    assert (error.line, error.field) == (5, "cases[0].expcet") and len(checked) == 3
+    write(tmp_path, "c.yaml", good)
+    assert [c.id for c in load_cases([path])] == ["one"] and len(checked) == 3
+
+
 def test_unknown_key_deep_inside(tmp_path: Path) -> None:
     path = write(tmp_path, "bad.yaml", HEAD + """
   - id: one

@@ -38,6 +38,7 @@ from harness.cases.match import (adapter_matches, case_applies_to, documented_fo
                                  unknown_adapter_kinds)
 from harness.escapes import EscapeError, parse_escapes
 from harness.outcomes import CATEGORIES
+from harness.cases.schema_memo import known_valid, remember_valid
 from harness.cases.yaml_source import YamlDocument, YamlProblem, format_path, parse_yaml
 
 __all__ = [
@@ -175,9 +176,11 @@ def load_case_file(path: Path | str) -> list[Case]:
         doc = parse_yaml(text)
     except YamlProblem as exc:
         raise CaseFileError([CaseProblem(shown, exc.line, exc.field, exc.expected, column=exc.column)]) from exc
-    problems = _schema_problems(doc, shown)
-    if problems:
-        raise CaseFileError(problems)
+    if not known_valid(text, SCHEMA_PATH):
+        problems = _schema_problems(doc, shown)
+        if problems:
+            raise CaseFileError(problems)
+        remember_valid(text, SCHEMA_PATH)
     builder = _Builder(doc, shown, portable_argument(path.parent.as_posix()))
     cases = [builder.case(raw, i) for i, raw in enumerate(doc.data["cases"])]
     if builder.problems:
