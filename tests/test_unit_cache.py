@@ -47,11 +47,11 @@ def test_a_second_run_reads_the_every_token_units_and_finds_the_same(tmp_path: P
     assert code == 0
     assert first["run"]["cache"]["used"] and first["run"]["cache"]["from_cache"] == {}
     stored = first["run"]["cache"]["stored"]
-    # every token, generated texts, the default long inputs
-    assert stored >= 3 and len(list((cache_dir / "units").iterdir())) == stored
+    # every token, the vocabulary probes, generated texts, the default long inputs
+    assert stored >= 4 and len(list((cache_dir / "units").iterdir())) == stored
     code, second = _run(tmp_path, "second", "--impl", "tiktoken:r50k_base")
     assert code == 0
-    assert second["run"]["cache"]["from_cache"] == {"tiktoken:r50k_base": ["every-token", "generated", "long"]}
+    assert second["run"]["cache"]["from_cache"] == {"tiktoken:r50k_base": ["every-token", "generated", "long", "vocab"]}
     assert second["run"]["cache"]["stored"] == 0
     assert _verdicts(second) == _verdicts(first)
     assert second["coverage"]["tiktoken:r50k_base"]["vocab"]["fraction"] == 1.0  # every ID counted, as asked
@@ -66,7 +66,7 @@ def test_a_second_long_run_reads_its_long_units_and_reports_the_same_reach(tmp_p
     assert code == 0 and first["run"]["cache"]["from_cache"] == {}
     code, second = _run(tmp_path, "second", *flags)
     assert code == 0
-    assert second["run"]["cache"]["from_cache"] == {"tiktoken:r50k_base": ["generated", "long"]}
+    assert second["run"]["cache"]["from_cache"] == {"tiktoken:r50k_base": ["generated", "long", "vocab"]}
     assert _verdicts(second) == _verdicts(first)
     reach = second["run"]["limits"]["long_reach"]["tiktoken:r50k_base"]
     assert reach == first["run"]["limits"]["long_reach"]["tiktoken:r50k_base"] and min(reach.values()) >= 3000
@@ -91,7 +91,7 @@ def test_a_planted_token_fault_fails_every_run_however_warm_the_cache(tmp_path: 
         assert any(d["adapter"] == name and d["status"] == "unexpected" for d in data["divergences"]), attempt
         # a plugin's code is not tokconf's to hash: its units are always asked
         assert name not in data["run"]["cache"]["from_cache"], attempt
-    assert data["run"]["cache"]["from_cache"] == {"tiktoken:cl100k_base": ["every-token"]}  # its units alone
+    assert data["run"]["cache"]["from_cache"] == {"tiktoken:cl100k_base": ["every-token", "vocab"]}  # its units alone
 
 
 def _key(selected: Any, name: str) -> str:
@@ -116,6 +116,23 @@ def test_the_key_changes_with_what_the_answers_depend_on() -> None:
     ((task,),) = [[t] for group in adapter_task_groups(runner) for n, t in group
                   if n == "minbpe:r50k_base"]
     assert UnitCache(Path("/nonexistent")).key(runner, "every-token", task) is None
+    selected.close()
+
+
+def test_a_vocabulary_unit_is_keyed_by_its_adapter_and_its_reference() -> None:
+    """The vocabulary check probes an adapter against its encoding's reference (the IDs to
+    probe, and the bytes they must give, are the reference's): another reference is another
+    key, and an adapter whose code is not tokconf's to hash is never kept."""
+    selected = select(default_registry(), impls=["tiktoken:r50k_base", "minbpe:r50k_base", "hf:gpt2"])
+    runner, cache = Runner(selected), UnitCache(Path("/nonexistent"))
+    found = cache.key(runner, "vocab", ["minbpe:r50k_base"])
+    assert found is not None and found[0] == ("minbpe:r50k_base",)
+    assert cache.key(runner, "vocab", ["minbpe:r50k_base"]) == found
+    assert cache.key(runner, "vocab", ["hf:gpt2"])[1] != found[1]  # each adapter its own unit
+    selected.references["r50k_base"] = "hf:gpt2"
+    assert cache.key(runner, "vocab", ["minbpe:r50k_base"])[1] != found[1]
+    selected.rows["minbpe:r50k_base"] = replace(selected.rows["minbpe:r50k_base"], provider="plugin mine.py:family")
+    assert cache.key(runner, "vocab", ["minbpe:r50k_base"]) is None
     selected.close()
 
 

@@ -1,7 +1,7 @@
 """Units kept on disk across runs: an unchanged adapter is not asked the same again (issue 25).
 
 Most of a default run asks the same adapters the same questions as the run before: every
-ID of each encoding, the shipped cases, the everyday documents, the generated texts (a
+ID of each encoding, the vocabulary probes, the shipped cases, the everyday documents, the generated texts (a
 fixed seed), and shrinks of the same findings. A unit's result (a
 :class:`~harness.run.deltas.Delta`, or a shrink's finding) is a pure function of
 
@@ -52,8 +52,10 @@ LIMIT_BYTES = 1 << 30
 #: the unit kinds whose results are kept: every token (one adapter and its reference), the
 #: cases and everyday documents (every adapter of the run), the generated texts (theirs),
 #: a finding's shrink (its adapter and reference), the long inputs of one (encoding, kind)
-#: (its adapters; a result holding a timeout is never kept, so only what finished is)
-CACHED_KINDS = ("every-token", "cases", "generated", "shrink", "long")
+#: (its adapters; a result holding a timeout is never kept, so only what finished is), the
+#: vocabulary check of one adapter (it and its reference: about 850 IDs probed three ways,
+#: a quarter of a second per adapter in a worker process)
+CACHED_KINDS = ("every-token", "cases", "generated", "shrink", "long", "vocab")
 
 
 @lru_cache(maxsize=1)
@@ -138,6 +140,10 @@ class UnitCache:
             names = sorted({n for unit in task for n in unit.adapters})
             inputs = [_canonical(unit) for unit in task]
             shown = tuple(names)
+        elif kind == "vocab":  # adapter names; each probed against its encoding's reference
+            shown = tuple(task)
+            names = sorted({*task, *(selected.references[selected.calls[n].info.encoding] for n in task)})
+            inputs = []
         elif kind == "generated":
             names = sorted({n for _, adapters, reference, _ in task for n in (*adapters, reference)})
             inputs = [_canonical(unit) for unit in task]
