@@ -27,7 +27,9 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Iterable, Mapping
+import os
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, Callable, Iterable, Mapping
 
 from harness.calls import Calls, InProcess
 from harness.encodings import is_on_request, reference_of
@@ -74,7 +76,66 @@ class Selected:
         self.notes: list[str] = []
         #: encoding -> why its adapters are not judged (its pinned reference cannot run)
         self.unjudged: dict[str, str] = {}
+        #: adapter name -> its worker, started ahead by :meth:`start_workers`
+        self._started: dict[str, Future[Any]] = {}
+        #: the threads that started them, kept until :meth:`close`: a worker dies with the
+        #: *thread* that started it (``PR_SET_PDEATHSIG``, harness/worker/limits.py)
+        self._starters: ThreadPoolExecutor | None = None
         self._chosen = False
+
+    def start_workers(self, names: Iterable[str], *, at_once: int) -> None:
+        """Start the worker processes of those of ``names`` that run in one, ``at_once`` at a
+        time, before :meth:`add` asks for them in turn (issue 25).
+
+        A worker spends its start loading its library and tables while this process waits
+        (a Node worker: about 0.8 s of its own CPU); one after another, the 19 npm adapters
+        of a default run held its select phase for 16 s on two cores. What :meth:`add` makes
+        of a worker, or of the error its start raised, is the same either way; a worker
+        :meth:`add` never takes is ended by :meth:`close`.
+        """
+        starts: dict[str, Callable[[], Any]] = {}
+        for name in names:
+            try:
+                spec = self.registry.spec(self.aliases.get(name, name))
+            except RegistryError:
+                continue  # add() says so, in turn
+            if (self._in_worker(spec) and spec.unavailable_reason() is None
+                    and spec.name not in self.calls and spec.name not in self._started):
+                starts[spec.name] = self._worker_start(spec)
+        if at_once < 2 or len(starts) < 2:
+            return  # nothing to overlap: add() starts each as it comes
+        # threads, not processes: each waits on its worker's pipe, the GIL released
+        if self._starters is None:
+            self._starters = ThreadPoolExecutor(max_workers=at_once, thread_name_prefix="tokconf-worker-start")
+        self._started.update((name, self._starters.submit(start)) for name, start in starts.items())
+
+    def _in_worker(self, spec: AdapterSpec) -> bool:
+        """Whether ``spec`` runs in a worker process: an adapter that only runs in one of its
+        own (another environment's, in that environment's interpreter; JavaScript, in
+        Node), or one the isolation isolates."""
+        isolation = self.isolation
+        return spec.executor is not None or (isolation is not None and isolation.isolates(spec.name, spec.provider))
+
+    def _worker_start(self, spec: AdapterSpec) -> Callable[[], Any]:
+        """What starts ``spec``'s worker (and returns its executor)."""
+        isolation = self.isolation
+        if spec.executor is not None:
+            make = spec.executor
+            return lambda: make(isolation)
+        from harness.worker.client import WorkerExecutor
+
+        return lambda: WorkerExecutor(spec.name, isolation)
+
+    def _executor(self, spec: AdapterSpec) -> Any:
+        """``spec``'s worker: the one started ahead, else started now."""
+        started = self._started.pop(spec.name, None)
+        if started is None:
+            return self._worker_start(spec)()
+        executor = started.result()
+        # whoever holds the worker holds its thread: the pool's idle threads end when the
+        # pool is dropped, and the worker with them
+        executor.starters = self._starters
+        return executor
 
     def add(self, name: str) -> Calls | None:
         """Build ``name`` into the run (once); ``None`` if it is unavailable."""
@@ -119,33 +180,37 @@ class Selected:
 
     def _build(self, spec: AdapterSpec) -> tuple[Calls, str | None, str | None]:
         """The adapter's calls, its library version, and how it is isolated (None: in process)."""
-        isolation = self.isolation
-        if spec.executor is not None:
-            # an adapter that only runs in a worker of its own (another environment's, in
-            # that environment's interpreter; JavaScript, in Node)
-            reason = spec.unavailable_reason()
-            if reason is not None:
-                raise AdapterUnavailable(reason)
-            executor = spec.executor(isolation)
-            network = executor.network.detail if executor.network else "unknown"
-            return Calls(executor), executor.version, f"worker process ({executor.info.provider}); network: {network}"
-        if isolation is None or not isolation.isolates(spec.name, spec.provider):
+        if not self._in_worker(spec):
             adapter = self.registry.get(spec.name)
             library = adapter.library or spec.library
             return Calls(InProcess(adapter, provider=spec.provider)), library_version(library), None
-        from harness.worker.client import WorkerExecutor
-
         reason = spec.unavailable_reason()
         if reason is not None:
             raise AdapterUnavailable(reason)
-        executor = WorkerExecutor(spec.name, isolation)
+        executor = self._executor(spec)
         network = executor.network.detail if executor.network else "unknown"
-        return Calls(executor), executor.version, f"worker process; network: {network}"
+        where = f"worker process ({executor.info.provider})" if spec.executor is not None else "worker process"
+        return Calls(executor), executor.version, f"{where}; network: {network}"
 
     def close(self) -> None:
-        """End every worker process of the run."""
+        """End every worker process of the run (and any started ahead and never taken)."""
         for calls in self.calls.values():
             calls.close()
+        self.close_unused()
+        if self._starters is not None:
+            self._starters.shutdown(wait=False)  # its threads may end now: no worker is left
+            self._starters = None
+
+    def close_unused(self) -> None:
+        """End the workers :meth:`start_workers` started that :meth:`add` did not take."""
+        started, self._started = self._started, {}
+        for future in started.values():
+            if future.cancel():
+                continue  # not started yet (an error or Ctrl-C during select): never will be
+            try:
+                future.result().close()
+            except Exception:  # noqa: BLE001 - it did not start: nothing to end
+                pass
 
     def encodings(self) -> list[str]:
         return sorted({c.info.encoding for c in self.calls.values()})
@@ -239,11 +304,16 @@ def select(
     # environment, and an old release's known bugs must not fail it
     # an encoding file may say its adapters join only when asked for (--encoding, --impl):
     # the open-weight vocabularies would make the default run several times longer
-    for name in impls or [s.name for s in registry.specs()
-                          if not is_env_spec(s) and (wanted_encodings or not is_on_request(s.encoding))]:
-        if wanted_encodings and _encoding_of(registry, name) not in wanted_encodings:
-            continue
-        selected.add(name)
+    first = [name for name in impls or [s.name for s in registry.specs()
+                                        if not is_env_spec(s) and (wanted_encodings or not is_on_request(s.encoding))]
+             if not wanted_encodings or _encoding_of(registry, name) in wanted_encodings]
+    selected.start_workers(first, at_once=os.cpu_count() or 1)
+    try:
+        for name in first:
+            selected.add(name)
+    except BaseException:
+        selected.close()  # an unknown --impl, Ctrl-C: no worker outlives the error
+        raise
     if not impls:
         # adapters a case names exactly (fixtures): a name that does not resolve is an
         # unavailable row, not a usage error, since the user did not type it
@@ -279,6 +349,7 @@ def select(
         for kind, reason in sorted(registry.load_failures().items()):
             if kind.endswith(":*") and kind not in selected.rows:
                 selected.rows[kind] = AdapterRow(kind, "unknown", "", None, False, reason)
+    selected.close_unused()
     if wanted_encodings and not selected.rows:
         raise SelectionError(f"no adapter claims encoding(s) {', '.join(sorted(wanted_encodings))}; run `tokconf list`")
     _require(selected, required)
