@@ -60,8 +60,8 @@ def add_parser(subparsers, parent: argparse.ArgumentParser) -> None:
                              "on under the ci and nightly profiles, off under dev)")
     parser.add_argument("--no-cache", action="store_true",
                         help="ask every adapter again: do not read or keep the units (every token, vocabulary "
-                             "probes, cases, everyday text, generated inputs, long inputs, shrinks) of unchanged adapters in tokconf's cache "
-                             "folder (TOKCONF_CACHE_DIR; docs/every-token.md)")
+                             "probes, cases, everyday text, generated inputs, long inputs, shrinks) of unchanged "
+                             "adapters in tokconf's cache folder (TOKCONF_CACHE_DIR; docs/every-token.md)")
     parser.add_argument("--out", default="reports", metavar="DIR", help="reports folder (default: reports)")
     parser.add_argument("--save-new-cases", metavar="DIR",
                         help="write unexpected minimal counterexamples as YAML cases into DIR")

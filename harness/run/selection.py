@@ -132,9 +132,12 @@ class Selected:
         if started is None:
             return self._worker_start(spec)()
         executor = started.result()
-        # whoever holds the worker holds its thread: the pool's idle threads end when the
-        # pool is dropped, and the worker with them
-        executor.starters = self._starters
+        try:
+            # whoever holds the worker holds its thread: the pool's idle threads end when
+            # the pool is dropped, and the worker with them
+            executor.starters = self._starters
+        except AttributeError:
+            pass  # a plugin's executor with __slots__: the run's Selected holds the pool
         return executor
 
     def add(self, name: str) -> Calls | None:

@@ -1,9 +1,9 @@
 """Units kept on disk across runs: an unchanged adapter is not asked the same again (issue 25).
 
 Most of a default run asks the same adapters the same questions as the run before: every
-ID of each encoding, the vocabulary probes, the shipped cases, the everyday documents, the generated texts (a
-fixed seed), and shrinks of the same findings. A unit's result (a
-:class:`~harness.run.deltas.Delta`, or a shrink's finding) is a pure function of
+ID of each encoding, the vocabulary probes, the shipped cases, the everyday documents, the
+generated texts (a fixed seed), the long inputs, and shrinks of the same findings. A unit's
+result (a :class:`~harness.run.deltas.Delta`, or a shrink's finding) is a pure function of
 
 - tokconf's own code (every file of the ``harness`` and ``implementations`` packages),
 - each adapter the unit asks: name, library and version, provider, the files it was built
