@@ -67,6 +67,31 @@ def test_a_length_threshold_on_a_long_document_shrinks_by_its_ends_in_few_calls(
     assert len(calls) == shrunk.calls <= 17 * 2 + 126, len(calls)
 
 
+def test_a_length_threshold_on_a_few_thousand_characters_shrinks_by_its_ends_too() -> None:
+    # tests/engine_adapters.py's long-tail drop-in loses the last character of inputs over
+    # 5,000 characters; its findings are generated inputs of about 6,000, below the long
+    # tier's 10^4. ddmin alone spent all 1,500 calls on them and kept 6,000 characters
+    text = "".join(chr(0x61 + (i * 7) % 26) + (" " if i % 5 == 4 else "") for i in range(5_000))
+    calls: list[int] = []
+
+    def fails(s: str) -> bool:
+        calls.append(len(s))
+        return len(s) > 5_000
+
+    shrunk = shrink_text(text, fails, max_calls=1_500)
+    assert len(text) == 6_000 and shrunk.text == text[:5_001][-5_001:] and not shrunk.timed_out
+    # two bisections of 13 tries each, then ddmin up to 64 chunks
+    assert len(calls) == shrunk.calls <= 13 * 2 + 126, len(calls)
+
+
+def test_a_fault_inside_a_few_thousand_characters_still_shrinks_to_one_minimal() -> None:
+    # the ends come in to the fault; what is left is short, so every pass runs on it
+    text = "x" * 1_500 + "\r\n" + "y" * 2_500
+    assert shrink(text, lambda s: "\r\n" in s) == "\r\n"
+    # two places far apart: the ends keep both, ddmin's chunks drop what is between
+    assert shrink("q" + "z" * 3_000 + "w", lambda s: s.startswith("q") and s.endswith("w")) == "qw"
+
+
 def test_a_long_text_keeps_its_trigger_inside() -> None:
     # a fault at one character deep inside a long text: the ends come in to it
     text = "a" * 40_000 + "\u0301" + "b" * 40_000

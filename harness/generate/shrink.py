@@ -14,14 +14,15 @@ for long repeated runs and followed by two cheap passes:
    length thresholds do, that more repetitions fail too; a count is only ever accepted
    when the predicate says it fails). A million-space input needs about twenty tries
    here, where ddmin would need tens of thousands.
-0b. **ends**: a text still at least :data:`~harness.cases.model.LONG_TEXT_CHARS` long
+0b. **ends**: a text still at least :data:`ENDS_FIRST_CHARS` (1,024) code points long
    has its shortest failing prefix bisected, then its shortest failing suffix (each
    accepted only when the predicate says it fails): a length threshold on any long text
-   (a unit too long for pass 0, a document) in about forty tries. If it is still that
-   long, dropping single code points cannot make it shorter in any budget (every try is a
-   call on a long text, tens of thousands of them), so ddmin stops at 64 chunks and pass 2
-   is left out: it is as short as its length lets it be. Passes 3 and 4 still run when it
-   is made of a few runs (a million spaces: a handful of calls), not on a document.
+   (a unit too long for pass 0, a document, a generated input of a few thousand code
+   points) in a few dozen tries. If it is still that long, dropping single code points
+   cannot make it shorter within the budget (more tries than ``max_calls``, each on a long
+   text), so ddmin stops at 64 chunks and pass 2 is left out: it is as short as its length
+   lets it be. Passes 3 and 4 still run when it is made of a few runs (a million spaces: a
+   handful of calls), not on a document.
 1. **ddmin**: split the text into ``n`` chunks; try dropping each chunk (keep the
    complement); on success restart with fewer chunks, otherwise double ``n`` until the
    chunks are single code points. Dropping a chunk equal to the chunk just before it
@@ -80,7 +81,7 @@ from typing import Callable
 from harness.cases.model import LONG_TEXT_CHARS, GeneratedText
 from harness.generate.canonical import lowest_of_class
 
-__all__ = ["RUN_MIN_CHARS", "SIMPLE_CHARS", "Shrunk", "as_generated", "runs", "shrink", "shrink_text", "simplicity"]
+__all__ = ["ENDS_FIRST_CHARS", "RUN_MIN_CHARS", "SIMPLE_CHARS", "Shrunk", "as_generated", "runs", "shrink", "shrink_text", "simplicity"]
 
 #: Replacement candidates of the simplify pass, simplest first.
 SIMPLE_CHARS: tuple[str, ...] = ("a", "0", " ", "\n")
@@ -197,10 +198,10 @@ def shrink_text(text: str, fails: Callable[[str], bool], *, max_calls: int = 200
     budget = _Budget(fails, max_calls, max_seconds)
     budget.known_to_fail(text)
     text = _halve_runs(text, budget)
-    if len(text) >= LONG_TEXT_CHARS:
+    if len(text) >= ENDS_FIRST_CHARS:
         text = _trim_ends(text, budget)
     current = list(text)
-    if len(current) >= LONG_TEXT_CHARS:
+    if len(current) >= ENDS_FIRST_CHARS:
         current = _ddmin(current, budget, max_chunks=64)
         if _exposed(current) <= _MAX_EXPOSED:  # a few runs: simplifying them is a few calls
             current = _simplify(current, budget)
@@ -212,6 +213,13 @@ def shrink_text(text: str, fails: Callable[[str], bool], *, max_calls: int = 200
     current = _canonical(current, budget)
     return Shrunk("".join(current), budget.calls, budget.timed_out)
 
+
+#: From this many code points on, a text (after pass 0) is bisected by its ends first, and
+#: one still this long after ddmin's 64 chunks is returned as it is: dropping its code
+#: points one at a time takes more calls than ``max_calls`` allows (1,500 by default), each
+#: on a text this long, and ends with the budget spent. A length threshold on a
+#: 6,000-character generated input cost its 1,500 calls that way for nothing shorter.
+ENDS_FIRST_CHARS = 1024
 
 #: passes 3 and 4 on a long text only when they try at most this many single code points
 _MAX_EXPOSED = 256
