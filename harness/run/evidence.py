@@ -18,8 +18,10 @@ Given a (shrunk) :class:`~harness.checks.base.Finding`, :func:`gather` collects
 
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any, Callable
 
 from harness.calls import Calls
@@ -27,6 +29,7 @@ from harness.cases.model import LONG_TEXT_CHARS, Policy
 from harness.checks.base import Finding, declared_policy, first_difference, policy_flags
 from harness.escapes import escape_text, visible_bytes
 from harness.outcomes import Outcome
+from harness.report.bounds import MAX_ITEMS
 from harness.vocab import vocab_dir_flag
 
 __all__ = ["Evidence", "gather", "plugin_target", "reproduce_command", "special_segments", "trace_segments"]
@@ -216,30 +219,35 @@ def special_segments(text: str, specials: dict[str, int], policy: Policy,
     [('a<|e|>', None)]
     """
     allowed = declared_policy(policy, special_policy).allowed_special
-    live = sorted((s for s in specials if allowed == "all" or s in allowed), key=len, reverse=True)
+    live = sorted((s for s in specials if s and (allowed == "all" or s in allowed)), key=len, reverse=True)
+    if not text:
+        return []
+    if not live:
+        return [(text, None)]
     out: list[tuple[str, int | None]] = []
-    start = i = 0
-    while i < len(text):
-        literal = next((s for s in live if s and text.startswith(s, i)), None)
-        if literal is None:
-            i += 1
-            continue
-        if start < i:
-            out.append((text[start:i], None))
-        out.append((literal, specials[literal]))
-        i = start = i + len(literal)
+    start = 0
+    # leftmost place first, the longest literal there first (the alternation's order): a
+    # per-character scan took seconds on the million-character cases
+    for match in re.finditer("|".join(map(re.escape, live)), text):
+        if start < match.start():
+            out.append((text[start:match.start()], None))
+        out.append((match.group(), specials[match.group()]))
+        start = match.end()
     if start < len(text):
         out.append((text[start:], None))
     return out
 
 
 def trace_segments(trace: Callable[[str], Outcome], text: str, specials: dict[str, int], policy: Policy,
-                   special_policy: str) -> Outcome:
+                   special_policy: str, *, limit: int | None = None) -> Outcome:
     """Merge rounds for the segments the IDs came from: a special literal is not merged
     from bytes, so it shows as one ``special`` step instead of a trace of its text.
-    ``ok`` with the rounds as JSON, or the first failure of ``trace``."""
+    ``ok`` with the rounds as JSON (the first ``limit`` of them), or the first failure of
+    ``trace`` before the limit."""
     rounds: list[dict[str, Any]] = []
     for segment, special_id in special_segments(text, specials, policy, special_policy):
+        if limit is not None and len(rounds) >= limit:
+            break
         if special_id is not None:
             rounds.append({"pair": [segment, "special"], "rank": None, "merged": 0, "result": special_id,
                            "special": True})
@@ -247,12 +255,15 @@ def trace_segments(trace: Callable[[str], Outcome], text: str, specials: dict[st
         traced = trace(segment)
         if not traced.is_ok:
             return traced
-        rounds += [r.to_json() for r in traced.value]
+        # a million-character input has a million rounds; the report keeps the first few
+        wanted = traced.value if limit is None else islice(traced.value, limit - len(rounds))
+        rounds += [r.to_json() for r in wanted]
     return Outcome.ok(rounds)
 
 
 def _trace(calls: Calls, text: str, policy: Policy, special_policy: str) -> list[dict[str, Any]] | None:
-    traced = trace_segments(calls.trace, text, calls.info.specials, policy, special_policy)
+    traced = trace_segments(calls.trace, text, calls.info.specials, policy, special_policy,
+                            limit=_MAX_TRACE_ROUNDS)
     # Outcome.ok keeps sequences as tuples; the report's JSON wants lists
     return list(traced.value) if traced.is_ok else None
 
@@ -263,7 +274,8 @@ def gather(finding: Finding, adapter: Calls, reference: Calls, *, extra_outcomes
     piece_hex: dict[str, list[str | None]] = {}
     for label, ids in finding.ids:
         calls = _calls_for(label, adapter, reference)
-        outcomes = [calls.token_bytes(i) for i in ids]
+        # the report keeps the first MAX_ITEMS pieces; one more says the list was longer
+        outcomes = [calls.token_bytes(i) for i in ids[:MAX_ITEMS + 1]]
         pieces[label] = [visible_bytes(o.value) if o.is_ok else None for o in outcomes]
         piece_hex[label] = [o.value.hex() if o.is_ok else None for o in outcomes]
     difference = first_difference(finding.ids[0][1], finding.ids[1][1]) if len(finding.ids) >= 2 else None
@@ -277,7 +289,7 @@ def gather(finding: Finding, adapter: Calls, reference: Calls, *, extra_outcomes
                     rounds = _trace(calls, finding.text, declared_policy(
                         finding.policy, adapter.info.capabilities.special_policy), "tiktoken")
                 if rounds is not None:
-                    traces[calls.name] = rounds[:_MAX_TRACE_ROUNDS]
+                    traces[calls.name] = rounds
     outcomes = dict(finding.outcomes)
     outcomes.update(extra_outcomes or {})
     return Evidence(
