@@ -81,7 +81,8 @@ from typing import Callable
 from harness.cases.model import LONG_TEXT_CHARS, GeneratedText
 from harness.generate.canonical import lowest_of_class
 
-__all__ = ["ENDS_FIRST_CHARS", "RUN_MIN_CHARS", "SIMPLE_CHARS", "Shrunk", "as_generated", "runs", "shrink", "shrink_text", "simplicity"]
+__all__ = ["ENDS_FIRST_CHARS", "RUN_MIN_CHARS", "SIMPLE_CHARS", "Shrunk", "as_generated", "runs", "shrink", "shrink_text",
+           "simplicity"]
 
 #: Replacement candidates of the simplify pass, simplest first.
 SIMPLE_CHARS: tuple[str, ...] = ("a", "0", " ", "\n")

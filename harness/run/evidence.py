@@ -5,8 +5,9 @@ Given a (shrunk) :class:`~harness.checks.base.Finding`, :func:`gather` collects
 - the index of the first differing ID, when two ID lists are compared;
 - the first differing pre-token chunk: the reference's ``pretokenize`` splits the input,
   and the first chunk both adapters encode differently on its own is where they part;
-- the token pieces of each ID list (``visible_bytes`` of ``token_bytes``) and their hex;
-- the merge rounds of the adapters that can trace;
+- the token pieces of each ID list (``visible_bytes`` of ``token_bytes``) and their hex, the
+  first :data:`~harness.report.bounds.MAX_ITEMS` and one more (what the report keeps);
+- the first merge rounds of the adapters that can trace;
 - the command that reproduces it: ``tokconf encode --escapes --impl A --impl B -- '...'``
   (``tokconf decode`` for divergences about given IDs; ``tokconf call --check CHECK --kind
   KIND`` for the checks whose difference ``encode`` does not show: the API surface, error
