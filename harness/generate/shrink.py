@@ -22,7 +22,8 @@ for long repeated runs and followed by two cheap passes:
    cannot make it shorter within the budget (more tries than ``max_calls``, each on a long
    text), so ddmin stops at 64 chunks and pass 2 is left out: it is as short as its length
    lets it be. Passes 3 and 4 still run when it is made of a few runs (a million spaces: a
-   handful of calls), not on a document.
+   handful of calls), not on a document. A text those 64 chunks made short goes on
+   through every pass.
 1. **ddmin**: split the text into ``n`` chunks; try dropping each chunk (keep the
    complement); on success restart with fewer chunks, otherwise double ``n`` until the
    chunks are single code points. Dropping a chunk equal to the chunk just before it
@@ -204,10 +205,12 @@ def shrink_text(text: str, fails: Callable[[str], bool], *, max_calls: int = 200
     current = list(text)
     if len(current) >= ENDS_FIRST_CHARS:
         current = _ddmin(current, budget, max_chunks=64)
+    if len(current) >= ENDS_FIRST_CHARS:
         if _exposed(current) <= _MAX_EXPOSED:  # a few runs: simplifying them is a few calls
             current = _simplify(current, budget)
             current = _canonical(current, budget)
         return Shrunk("".join(current), budget.calls, budget.timed_out)
+    # short now (or from the start): every pass, down to one code point at a time
     current = _ddmin(current, budget)
     current = _one_by_one(current, budget)
     current = _simplify(current, budget)
