@@ -13,7 +13,7 @@ from harness.calls import Calls, InProcess
 from harness.cases.model import Policy
 from harness.checks.base import ORDINARY, Finding
 from harness.report.bounds import MAX_ITEMS
-from harness.run.evidence import _MAX_TRACE_ROUNDS, gather, special_segments
+from harness.run.evidence import _MAX_PIECES, _MAX_TRACE_ROUNDS, gather, special_segments
 from implementations.bytebpe.adapters import build_rank_mode
 from implementations.tiktoken import TiktokenAdapter
 
@@ -59,6 +59,7 @@ def test_a_long_inputs_evidence_keeps_what_the_report_keeps() -> None:
     finding = Finding(adapter.name, "id-parity", "content", "", text, policy=ORDINARY,
                       ids=(("adapter", tuple(ids)), ("reference", tuple(ids[:-1]))))
     evidence = gather(finding, adapter, reference)
+    assert _MAX_PIECES == MAX_ITEMS + 1  # one more than the report keeps says the list was cut
     assert len(ids) > 2 * MAX_ITEMS
     assert {label: len(p) for label, p in evidence.pieces.items()} == {"adapter": MAX_ITEMS + 1,
                                                                         "reference": MAX_ITEMS + 1}

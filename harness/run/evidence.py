@@ -6,7 +6,7 @@ Given a (shrunk) :class:`~harness.checks.base.Finding`, :func:`gather` collects
 - the first differing pre-token chunk: the reference's ``pretokenize`` splits the input,
   and the first chunk both adapters encode differently on its own is where they part;
 - the token pieces of each ID list (``visible_bytes`` of ``token_bytes``) and their hex, the
-  first :data:`~harness.report.bounds.MAX_ITEMS` and one more (what the report keeps);
+  first :data:`_MAX_PIECES` (what the report keeps, and one more);
 - the first merge rounds of the adapters that can trace;
 - the command that reproduces it: ``tokconf encode --escapes --impl A --impl B -- '...'``
   (``tokconf decode`` for divergences about given IDs; ``tokconf call --check CHECK --kind
@@ -30,7 +30,6 @@ from harness.cases.model import LONG_TEXT_CHARS, Policy
 from harness.checks.base import Finding, declared_policy, first_difference, policy_flags
 from harness.escapes import escape_text, visible_bytes
 from harness.outcomes import Outcome
-from harness.report.bounds import MAX_ITEMS
 from harness.vocab import vocab_dir_flag
 
 __all__ = ["Evidence", "gather", "plugin_target", "reproduce_command", "special_segments", "trace_segments"]
@@ -38,6 +37,9 @@ __all__ = ["Evidence", "gather", "plugin_target", "reproduce_command", "special_
 #: Checks whose divergences are about how text became IDs: a differing chunk means something.
 _CHUNK_CHECKS = frozenset({"id-parity", "vocab-consistency", "expected", "error-category"})
 _MAX_TRACE_ROUNDS = 300
+#: pieces gathered per ID list: the report's ``harness.report.bounds.MAX_ITEMS`` and one
+#: more, which says the list was longer (named here: the run does not import the report)
+_MAX_PIECES = 1_001
 #: checks whose reproduce command is ``tokconf call`` (the operation it shows), because the
 #: difference is not in ``encode``'s IDs and error categories
 _CALL_OPERATION = {"api-surface": "api_surface", "error-category": "encode", "special-policy": "encode",
@@ -275,8 +277,7 @@ def gather(finding: Finding, adapter: Calls, reference: Calls, *, extra_outcomes
     piece_hex: dict[str, list[str | None]] = {}
     for label, ids in finding.ids:
         calls = _calls_for(label, adapter, reference)
-        # the report keeps the first MAX_ITEMS pieces; one more says the list was longer
-        outcomes = [calls.token_bytes(i) for i in ids[:MAX_ITEMS + 1]]
+        outcomes = [calls.token_bytes(i) for i in ids[:_MAX_PIECES]]
         pieces[label] = [visible_bytes(o.value) if o.is_ok else None for o in outcomes]
         piece_hex[label] = [o.value.hex() if o.is_ok else None for o in outcomes]
     difference = first_difference(finding.ids[0][1], finding.ids[1][1]) if len(finding.ids) >= 2 else None
