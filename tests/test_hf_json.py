@@ -118,6 +118,32 @@ def test_added_literals_pass_through_the_byte_level_decoder(gpt2_json: Path, tmp
     assert any("do not decode to their own text: ['<Ġs>']" in n for n in adapter.capabilities.notes)
 
 
+
+@pytest.mark.parametrize("literal", ["<\x85é>", "<中Ġ>", "a b", "<Ġs>", "Ġé"])
+def test_added_literals_decode_as_the_byte_level_decoder_maps_them(gpt2_json: Path, tmp_path: Path,
+                                                                   literal: str) -> None:
+    """HF's ``ByteLevel`` decoder maps a token through the alphabet only when every
+    character of it is an alias, else passes it whole as its UTF-8 (``Ġé``: all aliases,
+    the bytes of `` `` and 0xE9). ``decode_bytes`` must be its bytes on both of its paths:
+    every token all aliases, or one not."""
+    from tokenizers import AddedToken, Tokenizer, decoders
+
+    tokenizer = Tokenizer.from_file(str(gpt2_json))
+    tokenizer.add_special_tokens([AddedToken(literal, special=True, normalized=False)])
+    path = tmp_path / "added.json"
+    tokenizer.save(str(path))
+    adapter = load_hf_json(str(path))
+    alone = decoders.ByteLevel().decode([literal]).encode("utf-8", "replace")
+    expected = {"<\x85é>": "<\x85é>".encode(), "<中Ġ>": "<中Ġ>".encode(), "a b": b"a b", "<Ġs>": b"< s>",
+                "Ġé": b" \xe9"}[literal]
+    special = adapter.special_tokens[literal]  # "Ġé" is GPT-2's own token 16268, made special
+    assert adapter.token_bytes(special) == expected
+    assert adapter.decode_bytes([31373, special, 31373]) == b"hello" + expected + b"hello"
+    if literal != "Ġé":  # invalid UTF-8: HF's text has U+FFFD
+        assert alone == expected
+        assert adapter.decode([31373, special]) == tokenizer.decode([31373, special], skip_special_tokens=False) == \
+            "hello" + expected.decode("utf-8")
+
 # -- errors: what failed, where, the fix ----------------------------------------------------
 
 

@@ -48,6 +48,41 @@ _UNENCODABLE_MESSAGES = ("TextInputSequence must be str", "TextEncodeInput must 
 BYTE_LEVEL_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 
 
+def latin1_table(alias_byte: Mapping[str, int]) -> dict[int, str]:
+    """A ``str.translate`` table after which a text of byte-level aliases, encoded as
+    Latin-1, is its bytes: each alias becomes the character of its byte, and each other
+    character below U+0100 becomes U+FFFF, which Latin-1 refuses, as it refuses any
+    character from U+0144 on (none is an alias): a text that is not all aliases fails.
+
+    >>> from harness.vocab import bytes_to_unicode
+    >>> table = latin1_table({ch: b for b, ch in bytes_to_unicode().items()})
+    >>> "Ġhié".translate(table).encode("latin-1"), "Ā".translate(table) == "\\x00"
+    (b' hi\\xe9', True)
+    >>> " ".translate(table), "中".translate(table)  # no aliases: the space, a character past U+0143
+    ('\\uffff', '中')
+    """
+    table = {code: "\uffff" for code in range(256)}
+    table.update((ord(ch), chr(b)) for ch, b in alias_byte.items())
+    return table
+
+
+def byte_level_bytes(token: str, table: Mapping[int, str]) -> bytes:
+    """A token's bytes as HF's ``ByteLevel`` decoder makes them: each character mapped
+    through the alphabet when every one of them is an alias, else the token's own UTF-8,
+    whole (``decoders.ByteLevel().decode(["<中Ġ>"])`` is ``'<中Ġ>'``, while
+    ``decode(["<Ġs>"])`` is ``'< s>'``: asked of tokenizers 0.22 directly).
+
+    >>> from harness.vocab import bytes_to_unicode
+    >>> table = latin1_table({ch: b for b, ch in bytes_to_unicode().items()})
+    >>> byte_level_bytes("<Ġs>", table), byte_level_bytes("<中Ġ>", table), byte_level_bytes("a b", table)
+    (b'< s>', b'<\\xe4\\xb8\\xad\\xc4\\xa0>', b'a b')
+    """
+    try:
+        return token.translate(table).encode("latin-1")
+    except UnicodeEncodeError:
+        return token.encode("utf-8")
+
+
 def split_pattern_of(pre_tokenizer: Any) -> str | None:
     """The regex a ``tokenizers`` pre-tokenizer splits with: the first ``Split`` regex of
     it (a ``Sequence`` is searched in order), or ByteLevel's built-in GPT-2 pattern.
@@ -101,7 +136,7 @@ class HFAdapter(Adapter):
         }
         decoder = tokenizer.decoder
         self._byte_level = decoder is not None and type(decoder).__name__ == "ByteLevel"
-        self._alias_byte = {ch: b for b, ch in bytes_to_unicode().items()}
+        self._as_latin1 = latin1_table({ch: b for b, ch in bytes_to_unicode().items()})
         lossy = () if self._byte_level else (
             "decoder is not ByteLevel: decode_bytes is the UTF-8 of the decoded text, so it "
             "cannot show invalid byte sequences",
@@ -166,17 +201,14 @@ class HFAdapter(Adapter):
         if not self._byte_level:
             return self.decode(ids).encode("utf-8")
         # As HF's decode does: look each ID up (a gap gives None and is skipped), then map
-        # every character of every token, added tokens included, through the byte-level
-        # alphabet; characters outside it pass through as their UTF-8.
-        out = bytearray()
-        for token_id in ids:
-            token = self._tok.id_to_token(token_id)
-            if token is None:
-                continue
-            for ch in token:
-                b = self._alias_byte.get(ch)
-                out += ch.encode("utf-8") if b is None else bytes((b,))
-        return bytes(out)
+        # each token through the byte-level alphabet, added tokens included; a token with
+        # a character outside it passes whole, as its UTF-8 (byte_level_bytes).
+        tokens = [t for t in map(self._tok.id_to_token, ids) if t is not None]
+        try:
+            # every token all aliases (nearly every call): one C pass over them joined
+            return "".join(tokens).translate(self._as_latin1).encode("latin-1")
+        except UnicodeEncodeError:
+            return b"".join(byte_level_bytes(token, self._as_latin1) for token in tokens)
 
     def decode(self, ids: Sequence[int], *, errors: str = "replace") -> str:
         if errors != "replace":
