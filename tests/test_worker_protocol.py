@@ -30,6 +30,7 @@ from harness.worker.protocol import (
     encode_value,
     info_from_json,
     info_to_json,
+    outcome_frame,
     read_frame,
 )
 from harness.worker.setup import Isolation, WorkerSetup
@@ -105,6 +106,29 @@ def test_nested_values_policies_and_trace_rounds() -> None:
 def test_outcomes_round_trip(outcome: Outcome) -> None:
     assert decode_outcome(json.loads(json.dumps(encode_outcome(outcome)))) == outcome
 
+
+
+def test_each_policy_decodes_to_itself_when_many_cross_in_turn() -> None:
+    """A worker decodes each distinct policy once and reuses it: policies that differ in
+    one literal (a lone surrogate included), or only in which side holds it, stay apart."""
+    literals = ["<|endoftext|>", "<|fim_prefix|>", "\ud800", "<|endoftext|>\udfff"]
+    policies = [Policy(allowed_special=frozenset({lit}), disallowed_special="all") for lit in literals]
+    policies += [Policy(allowed_special=frozenset(), disallowed_special=frozenset({lit})) for lit in literals]
+    policies += [ORDINARY, Policy("all", frozenset()), Policy(frozenset(literals), "all")]
+    for _ in range(2):
+        assert [decode_value(json.loads(json.dumps(encode_value(p)))) for p in policies] == policies
+
+
+@pytest.mark.parametrize("outcome", [
+    Outcome.ok((15339, 1917)), Outcome.ok(()), Outcome.ok((2**40, 0)), Outcome.ok((True, 1)), Outcome.ok(b"\xff"),
+    Outcome.ok("\ud800"), Outcome.raised("unknown-id", "builtins.KeyError", "9"), Outcome.timeout(1),
+])
+def test_an_outcome_frame_is_the_generic_frame_byte_for_byte(outcome: Outcome) -> None:
+    """The worker writes an answer's frame without json.dumps when it is IDs; the bytes
+    are exactly the generic frame's (a bool is no ID: it goes the generic way)."""
+    generic = encode_frame({"type": "outcome", "n": 12, "outcome": encode_outcome(outcome)})
+    assert outcome_frame(12, outcome) == generic
+    assert decode_outcome(read_frame(io.BytesIO(generic))["outcome"]) == outcome
 
 def test_frames_are_length_prefixed_ascii_json() -> None:
     frame = encode_frame({"type": "calls", "calls": [{"n": 0, "op": "encode", "args": [encode_value("你\ud800")]}]})

@@ -136,6 +136,7 @@ __all__ = [
     "encode_value",
     "info_from_json",
     "info_to_json",
+    "outcome_frame",
     "read_frame",
 ]
 
@@ -160,6 +161,26 @@ def encode_frame(message: dict[str, Any]) -> bytes:
     if len(payload) > MAX_FRAME:
         raise ProtocolError(f"frame of {len(payload)} bytes is over the {MAX_FRAME}-byte limit")
     return _HEADER.pack(len(payload)) + payload
+
+
+def outcome_frame(number: int, outcome: Outcome) -> bytes:
+    """The frame of call ``number``'s outcome: what :func:`encode_frame` makes of
+    ``{"type": "outcome", "n": number, "outcome": encode_outcome(outcome)}``, byte for byte,
+    written out directly for IDs (a worker answers hundreds of thousands of encodes a
+    run, and ``json.dumps`` was 9 of each answer's 20 microseconds of overhead).
+
+    >>> outcome_frame(7, Outcome.ok((15339, 1917))) == encode_frame(
+    ...     {"type": "outcome", "n": 7, "outcome": encode_outcome(Outcome.ok((15339, 1917)))})
+    True
+    >>> outcome_frame(0, Outcome.ok(())) == encode_frame({"type": "outcome", "n": 0, "outcome": {"ok": []}})
+    True
+    """
+    value = outcome.value
+    if outcome.kind == "ok" and type(value) is tuple and type(number) is int and _INT_ONLY.issuperset(map(type, value)):
+        payload = b'{"type": "outcome", "n": %d, "outcome": {"ok": [%s]}}' % (number, ", ".join(map(str, value)).encode("ascii"))
+        if len(payload) <= MAX_FRAME:
+            return _HEADER.pack(len(payload)) + payload
+    return encode_frame({"type": "outcome", "n": number, "outcome": encode_outcome(outcome)})
 
 
 def read_frame(stream: BinaryIO) -> dict[str, Any] | None:
@@ -245,13 +266,29 @@ def decode_value(data: Any) -> Any:
         if "b" in data:
             return base64.b64decode(data["b"])
         if "policy" in data:
-            allowed, disallowed = data["policy"]
-            return Policy(allowed_special=_decode_policy_part(allowed), disallowed_special=_decode_policy_part(disallowed))
+            return _decoded_policy(data["policy"])
         if "round" in data:
             pair, rank, merged, result = data["round"]
             return TraceRound(pair=decode_value(pair), rank=rank, merged=merged, result=decode_value(result))
         raise ProtocolError(f"unknown tagged value {sorted(data)!r}")
     return data
+
+
+#: policies decoded so far, by the repr of their JSON data (exact for JSON values): a
+#: frame of 8,192 encodes holds one or two policies, and decoding one per call was 4 of
+#: a worker's 20 microseconds of overhead per answer
+_POLICIES: dict[str, Policy] = {}
+
+
+def _decoded_policy(data: Any) -> Policy:
+    key = repr(data)
+    policy = _POLICIES.get(key)
+    if policy is None:
+        allowed, disallowed = data
+        policy = Policy(allowed_special=_decode_policy_part(allowed), disallowed_special=_decode_policy_part(disallowed))
+        if len(_POLICIES) < 256:  # a run has a few; a hostile peer cannot grow this
+            _POLICIES[key] = policy
+    return policy
 
 
 def _decode_policy_part(part: Any) -> Any:
@@ -270,7 +307,7 @@ def encode_outcome(outcome: Outcome) -> dict[str, Any]:
 
 def decode_outcome(data: dict[str, Any]) -> Outcome:
     if "ok" in data:
-        return Outcome(kind="ok", value=decode_value(data["ok"]))
+        return Outcome.ok(decode_value(data["ok"]))
     if "raised" in data:
         category, native_type, message = data["raised"]
         return Outcome.raised(category, native_type, decode_value(message))

@@ -29,7 +29,8 @@ from harness.outcomes import CRASH_OUT_OF_MEMORY, Outcome, native_type_name
 from harness.registry import AdapterUnavailable, library_version
 from harness.worker import limits
 from harness.worker.argv import read_flags
-from harness.worker.protocol import decode_value, encode_frame, encode_outcome, encode_value, info_to_json, read_frame
+from harness.worker.protocol import (decode_value, encode_frame, encode_outcome, encode_value, info_to_json, outcome_frame,
+                                     read_frame)
 from harness.worker.network import no_network
 from harness.worker.setup import WorkerSetup
 
@@ -131,7 +132,7 @@ def _answer(executor: InProcess, call: dict[str, Any], out: int, *, memory_limit
         _write(out, encode_frame({"type": "outcome", "n": number, "outcome": encode_outcome(crashed)}))
         return False
     try:
-        frame = encode_frame({"type": "outcome", "n": number, "outcome": encode_outcome(outcome)})
+        frame = outcome_frame(number, outcome)
     except TypeError as exc:
         bad = Outcome.raised("internal-error", "tokconf.UnserializableValue", f"{op} returned a value that {exc}")
         frame = encode_frame({"type": "outcome", "n": number, "outcome": encode_outcome(bad)})
