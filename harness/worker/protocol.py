@@ -176,8 +176,10 @@ def outcome_frame(number: int, outcome: Outcome) -> bytes:
     True
     """
     value = outcome.value
-    if outcome.kind == "ok" and type(value) is tuple and type(number) is int and _INT_ONLY.issuperset(map(type, value)):
-        payload = b'{"type": "outcome", "n": %d, "outcome": {"ok": [%s]}}' % (number, ", ".join(map(str, value)).encode("ascii"))
+    if outcome.kind == "ok" and type(value) is tuple and type(number) is int \
+            and _INT_ONLY.issuperset(map(type, value)):
+        ids = ", ".join(map(str, value)).encode("ascii")
+        payload = b'{"type": "outcome", "n": %d, "outcome": {"ok": [%s]}}' % (number, ids)
         if len(payload) <= MAX_FRAME:
             return _HEADER.pack(len(payload)) + payload
     return encode_frame({"type": "outcome", "n": number, "outcome": encode_outcome(outcome)})
@@ -285,7 +287,8 @@ def _decoded_policy(data: Any) -> Policy:
     policy = _POLICIES.get(key)
     if policy is None:
         allowed, disallowed = data
-        policy = Policy(allowed_special=_decode_policy_part(allowed), disallowed_special=_decode_policy_part(disallowed))
+        policy = Policy(allowed_special=_decode_policy_part(allowed),
+                        disallowed_special=_decode_policy_part(disallowed))
         if len(_POLICIES) < 256:  # a run has a few; a hostile peer cannot grow this
             _POLICIES[key] = policy
     return policy

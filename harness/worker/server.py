@@ -29,8 +29,8 @@ from harness.outcomes import CRASH_OUT_OF_MEMORY, Outcome, native_type_name
 from harness.registry import AdapterUnavailable, library_version
 from harness.worker import limits
 from harness.worker.argv import read_flags
-from harness.worker.protocol import (decode_value, encode_frame, encode_outcome, encode_value, info_to_json, outcome_frame,
-                                     read_frame)
+from harness.worker.protocol import (decode_value, encode_frame, encode_outcome, encode_value, info_to_json,
+                                     outcome_frame, read_frame)
 from harness.worker.network import no_network
 from harness.worker.setup import WorkerSetup
 

@@ -70,7 +70,7 @@ def byte_level_bytes(token: str, table: Mapping[int, str]) -> bytes:
     """A token's bytes as HF's ``ByteLevel`` decoder makes them: each character mapped
     through the alphabet when every one of them is an alias, else the token's own UTF-8,
     whole (``decoders.ByteLevel().decode(["<中Ġ>"])`` is ``'<中Ġ>'``, while
-    ``decode(["<Ġs>"])`` is ``'< s>'``: asked of tokenizers 0.22 directly).
+    ``decode(["<Ġs>"])`` is ``'< s>'``: asked of tokenizers 0.23.3 directly).
 
     >>> from harness.vocab import bytes_to_unicode
     >>> table = latin1_table({ch: b for b, ch in bytes_to_unicode().items()})
