@@ -31,6 +31,8 @@ from typing import Callable, Iterable, Sequence
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
+from harness.generate.seed_only import seed_only
+
 __all__ = [
     "DEFAULT_PROFILE",
     "PROFILES",
@@ -338,7 +340,8 @@ def hostile_atoms(literals: Sequence[str] = (), *, alphabet: Iterable[str] | Non
 
 
 def generate(strategy: st.SearchStrategy[str], *, count: int, seed_value: int) -> list[str]:
-    """``count`` examples of ``strategy`` (fewer if it runs dry), deterministic in the seed.
+    """``count`` examples of ``strategy`` (fewer if it runs dry), deterministic in the seed:
+    whatever modules are imported and however tokconf is installed (:mod:`.seed_only`).
 
     Hypothesis is used as a generator only; no shrinking happens here (the runner
     shrinks divergences itself). Duplicates are dropped, order is kept.
@@ -359,5 +362,6 @@ def generate(strategy: st.SearchStrategy[str], *, count: int, seed_value: int) -
         deadline=None,
         suppress_health_check=list(HealthCheck),
     )(seed(seed_value)(given(strategy)(collect)))
-    runner()
+    with seed_only():
+        runner()
     return out[:count]
