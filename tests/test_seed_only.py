@@ -47,3 +47,19 @@ def test_hypothesis_is_left_as_it_was() -> None:
         assert providers._get_local_constants is not original
         assert len(providers._get_local_constants()) == 0
     assert providers._get_local_constants is original
+
+
+def test_threads_that_draw_at_once_each_draw_from_the_seed_alone() -> None:
+    """Pools drawn in threads that overlap (a Dask worker's) are the pools drawn alone, and
+    Hypothesis has its own function back when the last thread is done."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from hypothesis.internal.conjecture import providers
+
+    original = providers._get_local_constants
+    alone = [generate(hostile_text(["<|endoftext|>"]), count=150, seed_value=seed) for seed in range(6)]
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        together = list(pool.map(lambda seed: generate(hostile_text(["<|endoftext|>"]), count=150, seed_value=seed),
+                                 range(6)))
+    assert together == alone
+    assert providers._get_local_constants is original

@@ -15,14 +15,16 @@ not. For tokconf it made the same seed draw other inputs
 - with a user's ``--plugin`` module imported, or under pytest, whose test modules are
   local: so a golden recorded by one could be compared with other inputs by the other.
 
-:func:`seed_only` stands in an empty pool for the local one while a generator runs, and
-empties Hypothesis's cache of permitted constants on the way in and out (it holds local
-constants drawn before, and must not keep ours for a test that runs after). With a
+:func:`seed_only` stands in an empty pool for the local one while a generator runs (for
+the whole process: a Hypothesis test in another thread meanwhile draws without them too),
+and empties Hypothesis's cache of permitted constants on the way in and out (it holds
+local constants drawn before, and must not keep ours for a test that runs after). With a
 Hypothesis that has no local constants it changes nothing.
 """
 
 from __future__ import annotations
 
+import threading
 from contextlib import contextmanager
 from typing import Any, Iterator
 
@@ -39,27 +41,41 @@ class _NoConstants:
         return 0
 
 
+#: threads inside :func:`seed_only` (a Dask worker draws pools in several): the stand-in
+#: goes in with the first and out with the last, so none draws with it gone
+_inside = 0
+_lock = threading.Lock()
+#: Hypothesis's own function, while the stand-in is in its place
+_saved: list[Any] = []
+
+
 @contextmanager
 def seed_only() -> Iterator[None]:
-    """Hypothesis without local constants inside the ``with`` block (not thread-safe:
-    tokconf draws pools in one thread per process)."""
+    """Hypothesis without local constants inside the ``with`` block."""
+    global _inside
     try:
         from hypothesis.internal.conjecture import providers
     except ImportError:  # a release without this module has no local constants either
         yield
         return
-    original = getattr(providers, "_get_local_constants", None)
-    cached = getattr(getattr(providers, "CONSTANTS_CACHE", None), "cache", None)
-    if original is None or cached is None:
+    constants = getattr(providers, "CONSTANTS_CACHE", None)
+    if getattr(providers, "_get_local_constants", None) is None or not hasattr(constants, "cache"):
         yield
         return
-    cached.clear()
-    providers._get_local_constants = _no_constants  # type: ignore[attr-defined]
+    with _lock:
+        if _inside == 0:
+            _saved.append(providers._get_local_constants)
+            providers._get_local_constants = _no_constants
+        _inside += 1
+    constants.cache.clear()  # this thread's (the cache is per thread)
     try:
         yield
     finally:
-        providers._get_local_constants = original  # type: ignore[attr-defined]
-        cached.clear()
+        constants.cache.clear()
+        with _lock:
+            _inside -= 1
+            if _inside == 0:
+                providers._get_local_constants = _saved.pop()
 
 
 def _no_constants(*args: Any, **kwargs: Any) -> _NoConstants:
