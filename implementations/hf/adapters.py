@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
 import regex
@@ -48,21 +49,22 @@ _UNENCODABLE_MESSAGES = ("TextInputSequence must be str", "TextEncodeInput must 
 BYTE_LEVEL_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 
 
-def latin1_table(alias_byte: Mapping[str, int]) -> dict[int, str]:
+@lru_cache(maxsize=1)
+def latin1_table() -> dict[int, str]:
     """A ``str.translate`` table after which a text of byte-level aliases, encoded as
-    Latin-1, is its bytes: each alias becomes the character of its byte, and each other
-    character below U+0100 becomes U+FFFF, which Latin-1 refuses, as it refuses any
-    character from U+0144 on (none is an alias): a text that is not all aliases fails.
+    Latin-1, is its bytes: each alias (:func:`harness.vocab.bytes_to_unicode`) becomes the
+    character of its byte, and each other character below U+0100 becomes U+FFFF, which
+    Latin-1 refuses, as it refuses any character from U+0144 on (none is an alias): a text
+    that is not all aliases fails. One table for every adapter (callers do not change it).
 
-    >>> from harness.vocab import bytes_to_unicode
-    >>> table = latin1_table({ch: b for b, ch in bytes_to_unicode().items()})
+    >>> table = latin1_table()
     >>> "Ġhié".translate(table).encode("latin-1"), "Ā".translate(table) == "\\x00"
     (b' hi\\xe9', True)
     >>> " ".translate(table), "中".translate(table)  # no aliases: the space, a character past U+0143
     ('\\uffff', '中')
     """
     table = {code: "\uffff" for code in range(256)}
-    table.update((ord(ch), chr(b)) for ch, b in alias_byte.items())
+    table.update((ord(ch), chr(b)) for b, ch in bytes_to_unicode().items())
     return table
 
 
@@ -72,8 +74,7 @@ def byte_level_bytes(token: str, table: Mapping[int, str]) -> bytes:
     whole (``decoders.ByteLevel().decode(["<中Ġ>"])`` is ``'<中Ġ>'``, while
     ``decode(["<Ġs>"])`` is ``'< s>'``: asked of tokenizers 0.23.3 directly).
 
-    >>> from harness.vocab import bytes_to_unicode
-    >>> table = latin1_table({ch: b for b, ch in bytes_to_unicode().items()})
+    >>> table = latin1_table()
     >>> byte_level_bytes("<Ġs>", table), byte_level_bytes("<中Ġ>", table), byte_level_bytes("a b", table)
     (b'< s>', b'<\\xe4\\xb8\\xad\\xc4\\xa0>', b'a b')
     """
@@ -136,7 +137,7 @@ class HFAdapter(Adapter):
         }
         decoder = tokenizer.decoder
         self._byte_level = decoder is not None and type(decoder).__name__ == "ByteLevel"
-        self._as_latin1 = latin1_table({ch: b for b, ch in bytes_to_unicode().items()})
+        self._as_latin1 = latin1_table()
         lossy = () if self._byte_level else (
             "decoder is not ByteLevel: decode_bytes is the UTF-8 of the decoded text, so it "
             "cannot show invalid byte sequences",
