@@ -124,3 +124,28 @@ def test_encoding_flag_gives_a_bare_tokenizer_json_its_id_space(tmp_path) -> Non
     # without the flag its vocabulary says which pinned ID space it is
     bare = json.loads(tokconf("encode", "--json", "--impl", f"hf-json:{path}", "--", "Hi").stdout)
     assert bare["results"][0]["encoding"] == "r50k_base"
+
+
+def test_hypothesis_entry_point_plugins_are_not_run_by_tokconf(tmp_path) -> None:
+    """A package's "hypothesis" entry point runs when Hypothesis is imported (trio's, which
+    selenium installs, imports pytest: half a second per command). tokconf draws from its
+    own strategies and seed, so it turns them off; the empty string turns them back on."""
+    import os
+
+    (tmp_path / "plugged-0.dist-info").mkdir()
+    (tmp_path / "plugged-0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: plugged\nVersion: 0\n")
+    (tmp_path / "plugged-0.dist-info" / "entry_points.txt").write_text("[hypothesis]\nmark = plugged_hook:mark\n")
+    marker = tmp_path / "ran"
+    (tmp_path / "plugged_hook.py").write_text(f"def mark():\n    open({str(marker)!r}, 'a').write('ran')\n")
+    # a run imports Hypothesis (vocabulary phase alone: the quickest run there is)
+    command = [sys.executable, "-m", "harness", "run", "--impl", "tiktoken:gpt2", "--no-cases", "--no-generated",
+               "--no-every-token", "--no-everyday", "--no-default-long", "--no-cache", "--quiet",
+               "--out", str(tmp_path / "reports")]
+    env = {k: v for k, v in os.environ.items() if k != "HYPOTHESIS_NO_PLUGINS"}
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), *filter(None, [env.get("PYTHONPATH")])])
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert not marker.exists()
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300,
+                          env={**env, "HYPOTHESIS_NO_PLUGINS": ""})
+    assert done.returncode == 0 and marker.read_text() == "ran", done.stderr  # the plugin is seen when asked for
