@@ -258,8 +258,12 @@ def test_pytest_and_tokconf_run_give_the_same_divergences_for_selftest_faults(tm
 
     names = {spec.name for spec in some_faults().specs()}
     # without the every-token phase: 100,000 IDs through six mutants, shrunk without a time
-    # bound on both fronts, is most of an hour here, and the selftest score does not use it
-    from_run, from_pytest = _both_fronts(tmp_path, "tests.engine_adapters:some_faults", ("--no-every-token",))
+    # bound on both fronts, is most of an hour here, and the selftest score does not use it;
+    # without everyday text and the default long inputs (a third of each front): no fault
+    # here is caught only there, and both fronts compare them in tests/test_everyday_faults.py
+    # and the long-tail test below
+    from_run, from_pytest = _both_fronts(tmp_path, "tests.engine_adapters:some_faults", ("--no-every-token",),
+                                         ("--no-everyday",), ("--no-default-long",))
     assert {adapter for adapter, _, _, status, _ in from_run if status == "unexpected"} == names
     assert from_pytest == from_run
 
