@@ -128,7 +128,7 @@ def test_encoding_flag_gives_a_bare_tokenizer_json_its_id_space(tmp_path) -> Non
 
 def test_hypothesis_entry_point_plugins_are_not_run_by_tokconf(tmp_path) -> None:
     """A package's "hypothesis" entry point runs when Hypothesis is imported (trio's, which
-    selenium installs, imports pytest: half a second per command). tokconf draws from its
+    selenium installs, imports pytest: 0.3 s of CPU per command). tokconf draws from its
     own strategies and seed, so it turns them off; the empty string turns them back on."""
     import os
 

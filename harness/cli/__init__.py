@@ -138,7 +138,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.path.insert(0, os.getcwd())
     # Hypothesis runs every installed package's "hypothesis" entry point when it is imported.
     # tokconf draws from its own strategies with its own seed, so none of them can matter to
-    # it, and they cost every command: trio's (selenium brings trio) imports pytest, 0.5 s.
+    # it, and they cost every command: trio's (selenium brings trio) imports pytest, 0.3 s of CPU.
     # A user who wants them sets HYPOTHESIS_NO_PLUGINS to the empty string.
     os.environ.setdefault("HYPOTHESIS_NO_PLUGINS", "1")
     parser = build_parser()
