@@ -27,8 +27,8 @@ def pytest_xdist_auto_num_workers(config: Any) -> int:
 
     The extra worker takes the time a test spends waiting, not computing: on pip and npm
     installs, worker and browser starts, timeouts it plants. Fresh-clone ``.ci/run`` on
-    2 cores, quiet: two workers used 169 % of the cores, pytest 1,656 s; three used 185 %,
-    1,433 s (two tests of 112 s together cut short there by the measuring set-up).
+    2 cores, quiet, every test passing: two workers used 169 % of the cores, pytest
+    1,656 s; three used 183 %, 1,446 s.
     """
     from harness.cli.isolation import usable_cores
 
