@@ -24,7 +24,8 @@ from harness.cases.model import Policy
 from harness.interface import Adapter, Capabilities
 from harness.outcomes import Outcome, capture, checked, surface_from_data, surface_outcome, surface_to_data
 
-__all__ = ["AdapterInfo", "Calls", "Executor", "InProcess", "policy_kwargs", "surface_from_data", "surface_to_data"]
+__all__ = ["ASK_APART", "AdapterInfo", "Calls", "Executor", "InProcess", "policy_kwargs", "surface_from_data",
+           "surface_to_data", "together"]
 
 
 def policy_kwargs(policy: Policy) -> dict[str, Any]:
@@ -171,7 +172,37 @@ class InProcess:
             return surface_outcome(capture("other", a.api_surface, args[0], classify=classify))
         if op == "api_attributes":
             return surface_outcome(capture("other", a.api_attributes, classify=classify))
+        # the bulk operations a worker answers in one outcome (harness.worker.client)
+        if op == "encode_many":
+            return together(self.encode_many(args[0], args[1]))
+        if op == "token_bytes_many":
+            return together(self.token_bytes_many(args[0]))
+        if op == "api_surfaces":
+            return together(self.api_surfaces(args[0]))
         raise ValueError(f"unknown adapter operation {op!r}")
+
+
+#: what a worker answers a bulk operation (``encode_many``, ``token_bytes_many``,
+#: ``api_surfaces``) with when one item's call did not succeed: the client then asks each
+#: item in a call of its own, so each gets its own outcome
+#: (:meth:`harness.worker.client.WorkerExecutor.encode_many`)
+ASK_APART = "tokconf.AskApart"
+
+
+def together(outcomes: Sequence[Outcome]) -> Outcome:
+    """Several items' outcomes as one that crosses the worker protocol: the tuple of their
+    values when every one succeeded; otherwise an :data:`ASK_APART` error naming the first
+    that did not.
+
+    >>> together([Outcome.ok((1, 2)), Outcome.ok(())]).value
+    ((1, 2), ())
+    >>> together([Outcome.ok(()), Outcome.raised("internal-error", "ValueError", "x")]).describe()
+    'raised internal-error (tokconf.AskApart): item 1: raised internal-error (ValueError): x'
+    """
+    for n, outcome in enumerate(outcomes):
+        if not outcome.is_ok:
+            return Outcome.raised("internal-error", ASK_APART, f"item {n}: {outcome.describe()}")
+    return Outcome.ok(tuple(o.value for o in outcomes))
 
 
 def _shares_walks(cls: type) -> bool:
@@ -333,8 +364,9 @@ class Calls:
 
     def prefetch_surfaces(self, texts: Iterable[str]) -> None:
         """Walk the API surface of each of ``texts`` now, all in one call
-        (:meth:`InProcess.api_surfaces`), for :meth:`api_surface` to find. For an adapter in
-        process that walks a surface; texts over :data:`PREFETCH_SURFACE_LIMIT` characters
+        (:meth:`InProcess.api_surfaces`, or a worker's
+        :meth:`~harness.worker.client.WorkerExecutor.api_surfaces`), for :meth:`api_surface`
+        to find. For an adapter that walks a surface; texts over :data:`PREFETCH_SURFACE_LIMIT` characters
         are walked when asked (per call overhead is nothing beside their encodes). Walks
         made ahead and not asked for are dropped at the next call."""
         many = getattr(self._executor, "api_surfaces", None)
@@ -357,19 +389,18 @@ class Calls:
         return self._pieces[token_id]
 
     def prefetch_pieces(self, ids: Sequence[int]) -> None:
-        """Ask for the bytes of these IDs now, for :meth:`token_bytes` to find: from a worker
-        in one round trip, in process in one loop (:meth:`InProcess.token_bytes_many`)."""
-        if self.batches:
-            for start in range(0, len(ids), _PIECES_PER_FRAME):
-                self.prefetch([("token_bytes", (i,), False) for i in ids[start:start + _PIECES_PER_FRAME]])
-            return
+        """Ask for the bytes of these IDs now, for :meth:`token_bytes` to find: in process in
+        one loop (:meth:`InProcess.token_bytes_many`), from a worker one call per
+        :data:`_PIECES_PER_FRAME` IDs (:meth:`~harness.worker.client.WorkerExecutor.token_bytes_many`)."""
         many = getattr(self._executor, "token_bytes_many", None)
         wanted = [i for i in ids if i not in self._pieces]
         if many is None or not wanted:
             return
         if len(self._pieces) + len(wanted) > self._PIECE_CACHE_LIMIT:
             self._pieces.clear()
-        self._pieces.update(zip(wanted, many(wanted)))
+        for start in range(0, len(wanted), _PIECES_PER_FRAME):
+            part = wanted[start:start + _PIECES_PER_FRAME]
+            self._pieces.update(zip(part, many(part)))
 
     def forget_pieces(self, ids: Any) -> None:
         """Drop these IDs' cached pieces: the every-token phase reads every ID once, and

@@ -27,7 +27,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 from harness.calls import AdapterInfo
 from harness.cases.model import Policy
@@ -267,6 +267,40 @@ class WorkerExecutor:
 
     def call(self, op: str, *args: Any) -> Outcome:
         return self.call_many([(op, tuple(args), False)])[0][1]
+
+    def encode_many(self, texts: Sequence[str], policy: Policy) -> list[Outcome]:
+        """``call("encode", text, policy)`` for each of ``texts``, in order (an every-token
+        frame: 4,096 texts), answered by the worker in one outcome: not one JSON call and
+        one frame back per text. See :meth:`_bulk` for what happens when one text fails."""
+        return self._bulk("encode_many", "encode", texts, policy)
+
+    def token_bytes_many(self, ids: Sequence[int]) -> list[Outcome]:
+        """``call("token_bytes", i)`` for each of ``ids``, in order, in one call (the
+        every-token phase asks every ID's bytes)."""
+        return self._bulk("token_bytes_many", "token_bytes", ids)
+
+    def api_surfaces(self, texts: Sequence[str]) -> list[Outcome]:
+        """``call("api_surface", text)`` for each of ``texts``, in order, walked together in
+        the worker (:meth:`harness.calls.InProcess.api_surfaces`: tiktoken's batch paths are
+        then asked once for all texts, not once per text with a thread pool each)."""
+        return self._bulk("api_surfaces", "api_surface", texts)
+
+    #: the worker answers the bulk operations (a Node worker does not: it gets a frame of
+    #: single calls)
+    _bulk_ops = True
+
+    def _bulk(self, op: str, single: str, items: Sequence[Any], *rest: Any) -> list[Outcome]:
+        """Operation ``single`` on each item, asked as one call ``op`` (its outcome holds
+        every item's value: :func:`harness.calls.together`). When that call does not answer
+        every item (one raised, timed out, or crashed the worker), each item is asked in a
+        call of its own, all in one frame, so each gets its own outcome and its own
+        timeout, exactly as without the bulk call; a hang then costs two timeouts."""
+        items = list(items)
+        if len(items) > 1 and self._bulk_ops:
+            answer = self.call(op, tuple(items), *rest)
+            if answer.is_ok and isinstance(answer.value, tuple) and len(answer.value) == len(items):
+                return [checked(single, Outcome.ok(value)) for value in answer.value]
+        return [outcome for _, outcome in self.call_many([(single, (item, *rest), False) for item in items])]
 
     def call_many(self, requests: Iterable[Request]) -> list[tuple[tuple[Any, ...], Outcome]]:
         """Answer every request; returns ((op, *args), outcome) pairs, follow-ups included.

@@ -1,0 +1,139 @@
+"""A worker answers a list of encodes or API-surface walks in one call, and every item
+still gets its own outcome: the one its own call would have had.
+
+``WorkerExecutor.encode_many`` and ``api_surfaces`` ask the worker once for all items
+(:func:`harness.calls.together`); when one item raises, hangs or kills the worker, each
+item is asked again in a call of its own. These tests plant each failure on the middle
+item of three (the adapters of :mod:`tests.faulty_adapters` fail on U+2603) and compare
+with the single calls, outcome for outcome.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from harness.calls import ASK_APART, Calls, InProcess, together
+from harness.checks.base import ORDINARY
+from harness.outcomes import Outcome
+from harness.registry import AdapterSpec, default_registry
+from harness.worker.client import WorkerExecutor
+from harness.worker.setup import Isolation, WorkerSetup
+from implementations.tiktoken import TiktokenAdapter
+from tests.faulty_adapters import TRIGGER
+
+TEXTS = ("hello world", f"snow {TRIGGER} man", "  trailing   spaces  ")
+
+
+class _SurfaceFault(TiktokenAdapter):
+    """tiktoken's cl100k_base whose API-surface walk of the trigger raises or hangs."""
+
+    fault = ""
+
+    def __init__(self) -> None:
+        super().__init__("cl100k_base")
+        self.name = f"surface-fault:{self.fault}"
+
+    def api_surface(self, text: str) -> list[tuple[str, Outcome]]:
+        if TRIGGER in text:
+            if self.fault == "hang":
+                time.sleep(3600)
+            raise RuntimeError("planted: this walk fails")
+        return super().api_surface(text)
+
+
+class _WalkRaises(_SurfaceFault):
+    fault = "raises"
+
+
+class _WalkHangs(_SurfaceFault):
+    fault = "hang"
+
+
+def surface_faults() -> list[AdapterSpec]:
+    return [AdapterSpec(name=f"surface-fault:{cls.fault}", encoding="cl100k_base", factory=cls, library="tiktoken")
+            for cls in (_WalkRaises, _WalkHangs)]
+
+
+def _worker(name: str, *, timeout_s: float = 60.0) -> WorkerExecutor:
+    registry = default_registry(plugins=["tests.faulty_adapters:all", "tests.test_worker_bulk:surface_faults"])
+    setup = WorkerSetup.from_registry(registry)
+    return WorkerExecutor(name, Isolation(mode="all", setup=setup, timeout_s=timeout_s))
+
+
+def _singles(worker: WorkerExecutor, op: str, *rest: object) -> list[Outcome]:
+    return [outcome for _, outcome in worker.call_many([(op, (text, *rest), False) for text in TEXTS])]
+
+
+def test_a_clean_list_is_one_call_and_the_same_answers_as_one_call_each() -> None:
+    worker = _worker("tiktoken:cl100k_base")
+    asked: list[str] = []
+    original = worker.call_many
+
+    def counting(requests):  # type: ignore[no-untyped-def]
+        requests = list(requests)
+        asked.extend(op for op, _, _ in requests)
+        return original(requests)
+
+    try:
+        worker.call_many = counting  # type: ignore[method-assign]
+        many = worker.encode_many(TEXTS, ORDINARY)
+        walks = worker.api_surfaces(TEXTS)
+        pieces = worker.token_bytes_many([15339, 1917])
+        assert asked == ["encode_many", "api_surfaces", "token_bytes_many"]
+        worker.call_many = original  # type: ignore[method-assign]
+        assert many == _singles(worker, "encode", ORDINARY)
+        assert many[0] == Outcome.ok((15339, 1917))
+        assert walks == _singles(worker, "api_surface")
+        assert all(w.is_ok and len(w.value) > 20 for w in walks)
+        assert pieces == [Outcome.ok(b"hello"), Outcome.ok(b" world")]
+        # 100256 is a hole of cl100k_base: its own outcome, the IDs beside it theirs
+        hole = worker.token_bytes_many([15339, 100256, 1917])
+        assert hole[0] == pieces[0] and hole[2] == pieces[1]
+        assert hole[1].kind == "raised" and hole[1].category == "unknown-id", hole[1].describe()
+    finally:
+        worker.close()
+
+
+@pytest.mark.parametrize(("name", "middle"), [
+    ("faulty:panic", "raised:internal-error"),
+    ("faulty:not-integers", "raised:internal-error"),
+    ("faulty:segfault", "crashed:SIGSEGV"),
+    ("faulty:hang", "timeout"),
+])
+def test_one_failing_item_gets_its_own_outcome_and_the_others_theirs(name: str, middle: str) -> None:
+    worker = _worker(name, timeout_s=2.0)
+    here = Calls(InProcess(default_registry().get("tiktoken:cl100k_base")))
+    try:
+        first, failed, last = worker.encode_many(TEXTS, ORDINARY)
+        assert first == here.encode(TEXTS[0], ORDINARY)
+        assert last == here.encode(TEXTS[2], ORDINARY)
+        kind, _, category = middle.partition(":")
+        assert failed.kind == kind and (failed.category or "") == category, failed.describe()
+        # the failure is the item's own, not the bulk call's
+        assert ASK_APART not in failed.describe()
+        if name == "faulty:not-integers":
+            assert failed.native_type == "tokconf.BadReturnValue"
+    finally:
+        worker.close()
+
+
+@pytest.mark.parametrize(("name", "middle"), [("surface-fault:raises", "raised"), ("surface-fault:hang", "timeout")])
+def test_one_failing_walk_gets_its_own_outcome_and_the_others_theirs(name: str, middle: str) -> None:
+    worker = _worker(name, timeout_s=2.0)
+    try:
+        first, failed, last = worker.api_surfaces(TEXTS)
+        assert failed.kind == middle and ASK_APART not in failed.describe(), failed.describe()
+        if middle == "raised":
+            assert failed.native_type == "builtins.RuntimeError"
+        alone = Calls(InProcess(default_registry().get("tiktoken:cl100k_base")))
+        assert first == alone.api_surface(TEXTS[0]) and last == alone.api_surface(TEXTS[2])
+    finally:
+        worker.close()
+
+
+def test_together_is_every_value_or_the_first_failure() -> None:
+    assert together([Outcome.ok((1,)), Outcome.ok(())]) == Outcome.ok(((1,), ()))
+    apart = together([Outcome.ok((1,)), Outcome.timeout(2.0), Outcome.raised("unknown-id", "KeyError", "7")])
+    assert apart.native_type == ASK_APART and "item 1" in (apart.message or "")
