@@ -25,6 +25,7 @@ unit's checks run, every input's usual calls go to each worker in one frame.
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.util
 import signal
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -241,6 +242,18 @@ def _child_init() -> None:
     # Ctrl-C and SIGTERM are the parent's to handle; it ends the pool
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    # a pool process ends with os._exit: its workers are ended and waited for here, so their
+    # CPU counts in the run's (RUSAGE_CHILDREN; tests/test_jobs_workers_end.py says more)
+    multiprocessing.util.Finalize(None, _close_own_workers, exitpriority=10)
+
+
+def _close_own_workers() -> None:
+    """End the workers this process started (those it inherited are the parent's: a
+    worker executor leaves another process's worker alone, see ``WorkerExecutor.close``)."""
+    if _RUNNER is None:
+        return
+    for calls in list(_RUNNER.selected.calls.values()):
+        calls.close()
 
 
 def chunked(items: Sequence[Any], size: int) -> list[Sequence[Any]]:
