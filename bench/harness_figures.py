@@ -5,7 +5,8 @@
   (``harness-profile.json``: adapter calls, adapter builds, harness overhead). The
   default run twice on a fresh cache folder (first and second run), and the user's path
   (``--impl hf:cl100k_base --impl tiktoken:cl100k_base``) with ``--no-cache``, and twice on a
-  fresh cache folder of its own.
+  fresh cache folder of its own; and the README's drop-in path (tiktoken itself as
+  ``tiktoken-compatible:mytokenizer:cl100k_base``, in a worker) with ``--no-cache``.
 - ``--jobs``: the same run with ``--no-cache`` at ``--jobs 1`` and ``--jobs 2``, back to
   back, each with the load average before it: the default run, or the user's path under
   ``--quick`` (two default runs without the cache are eight minutes here).
@@ -50,10 +51,29 @@ def default_run() -> dict[str, Any]:
     first, second = _twice_on_a_fresh_cache([])
     user_first, user_second = _twice_on_a_fresh_cache(USER_PATH)
     return {**second, "first_run": first, "user_path_no_cache": _measured_run([*USER_PATH, "--no-cache"]),
-            "user_path_first_run": user_first, "user_path": user_second}
+            "user_path_first_run": user_first, "user_path": user_second, "dropin_path_no_cache": dropin_path()}
 
 
 USER_PATH = ["--impl", "hf:cl100k_base", "--impl", "tiktoken:cl100k_base"]
+
+#: the README's "Check my tokenizer": a module with tiktoken's API, here tiktoken itself,
+#: so the candidate is exactly as fast as tiktoken; a drop-in is foreign code and runs in
+#: a worker, so this path pays the worker protocol that the hf path above does not
+DROPIN_PATH = ["--impl", "tiktoken-compatible:mytokenizer:cl100k_base"]
+DROPIN_MODULE = '''"""A drop-in that is tiktoken: the fastest candidate a user can bring."""
+import tiktoken
+
+
+def get_encoding(name):
+    return tiktoken.get_encoding(name)
+'''
+
+
+def dropin_path() -> dict[str, Any]:
+    """The README's drop-in path with ``--no-cache``, from a folder holding ``mytokenizer.py``."""
+    with tempfile.TemporaryDirectory(prefix="tokconf-bench-dropin-") as folder:
+        Path(folder, "mytokenizer.py").write_text(DROPIN_MODULE, encoding="utf-8")
+        return _measured_run([*DROPIN_PATH, "--no-cache"], cwd=Path(folder))
 
 
 def jobs_speedup(*, quick: bool) -> dict[str, Any]:
@@ -78,14 +98,16 @@ def _twice_on_a_fresh_cache(args: list[str]) -> tuple[dict[str, Any], dict[str, 
         return _measured_run(args, env=env), _measured_run(args, env=env)
 
 
-def _measured_run(args: list[str], *, env: dict[str, str] | None = None) -> dict[str, Any]:
-    """One ``tokconf run ARGS`` as a child, measured from outside (wall, CPU, peak RSS)."""
+def _measured_run(args: list[str], *, env: dict[str, str] | None = None, cwd: Path = REPO) -> dict[str, Any]:
+    """One ``tokconf run ARGS`` as a child, measured from outside (wall, CPU, peak RSS: the
+    child's and those of its descendants it waited for, which a run does for every worker
+    and ``--jobs`` process)."""
     pools = _pool_count()
     with tempfile.TemporaryDirectory(prefix="tokconf-bench-") as out, tempfile.TemporaryFile("w+") as err:
         started = time.perf_counter()
         # a file, not a pipe, for stderr: nobody reads a pipe while wait4 waits
         proc = subprocess.Popen([*_tokconf(), "run", "--quiet", "--profile-harness", *args, "--out", out],
-                                cwd=REPO, stdout=subprocess.DEVNULL, stderr=err, text=True, env=env)
+                                cwd=cwd, stdout=subprocess.DEVNULL, stderr=err, text=True, env=env)
         _, status, usage = os.wait4(proc.pid, 0)  # this child's own rusage: CPU and peak RSS
         wall = time.perf_counter() - started
         proc.returncode = os.waitstatus_to_exitcode(status)

@@ -247,6 +247,9 @@ def targets(report: dict[str, Any]) -> list[dict[str, Any]]:
             if run.get("user_path_first_run"):
                 add("the same, first run on a fresh cache, CPU s", run["user_path_first_run"]["cpu_s"], 10.0)
             add("the same with --no-cache, CPU s", run["user_path_no_cache"]["cpu_s"], 10.0)
+        if run.get("dropin_path_no_cache"):
+            add("tokconf run --impl tiktoken-compatible:mytokenizer:cl100k_base (tiktoken as a drop-in, "
+                "in a worker) --no-cache CPU s", run["dropin_path_no_cache"]["cpu_s"], 10.0)
         add("tokconf run harness share (wall)", run["harness_share"], 0.25)
         add("tokconf run harness share (CPU)", run["harness_cpu_share"], 0.25)
     jobs = report.get("harness", {}).get("jobs")
