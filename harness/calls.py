@@ -22,10 +22,9 @@ from typing import Any, Callable, Iterable, Protocol, Sequence
 
 from harness.cases.model import Policy
 from harness.interface import Adapter, Capabilities
-from harness.outcomes import Outcome, capture, checked, surface_from_data, surface_outcome, surface_to_data
+from harness.outcomes import Outcome, capture, checked, surface_from_data, surface_outcome, surface_to_data, together
 
-__all__ = ["ASK_APART", "AdapterInfo", "Calls", "Executor", "InProcess", "policy_kwargs", "surface_from_data",
-           "surface_to_data", "together"]
+__all__ = ["AdapterInfo", "Calls", "Executor", "InProcess", "policy_kwargs", "surface_from_data", "surface_to_data"]
 
 
 def policy_kwargs(policy: Policy) -> dict[str, Any]:
@@ -182,29 +181,6 @@ class InProcess:
         raise ValueError(f"unknown adapter operation {op!r}")
 
 
-#: what a worker answers a bulk operation (``encode_many``, ``token_bytes_many``,
-#: ``api_surfaces``) with when one item's call did not succeed: the client then asks each
-#: item in a call of its own, so each gets its own outcome
-#: (:meth:`harness.worker.client.WorkerExecutor.encode_many`)
-ASK_APART = "tokconf.AskApart"
-
-
-def together(outcomes: Sequence[Outcome]) -> Outcome:
-    """Several items' outcomes as one that crosses the worker protocol: the tuple of their
-    values when every one succeeded; otherwise an :data:`ASK_APART` error naming the first
-    that did not.
-
-    >>> together([Outcome.ok((1, 2)), Outcome.ok(())]).value
-    ((1, 2), ())
-    >>> together([Outcome.ok(()), Outcome.raised("internal-error", "ValueError", "x")]).describe()
-    'raised internal-error (tokconf.AskApart): item 1: raised internal-error (ValueError): x'
-    """
-    for n, outcome in enumerate(outcomes):
-        if not outcome.is_ok:
-            return Outcome.raised("internal-error", ASK_APART, f"item {n}: {outcome.describe()}")
-    return Outcome.ok(tuple(o.value for o in outcomes))
-
-
 def _shares_walks(cls: type) -> bool:
     """Whether ``cls``'s :meth:`~Adapter.api_surfaces` is its own walk's: defined by the class
     that defines its ``api_surface`` (a subclass that replaces ``api_surface`` alone, such as
@@ -229,6 +205,16 @@ LASTING_TEXT_LIMIT = 64
 _PIECES_PER_FRAME = 8192
 #: texts up to this many characters are walked together by ``Calls.prefetch_surfaces``
 PREFETCH_SURFACE_LIMIT = 10_000
+
+
+def _short(args: tuple[Any, ...]) -> bool:
+    """Whether no text or ID list among a call's arguments is over
+    :data:`PREFETCH_SURFACE_LIMIT` long.
+
+    >>> _short(("abc", Policy())), _short(((1,) * 20_000,))
+    (True, False)
+    """
+    return all(len(a) <= PREFETCH_SURFACE_LIMIT for a in args if isinstance(a, (str, tuple)))
 
 
 class Calls:
@@ -279,16 +265,19 @@ class Calls:
         """Whether the executor answers many calls per round trip (a worker does)."""
         return hasattr(self._executor, "call_many")
 
-    def prefetch(self, requests: list[tuple[str, tuple[Any, ...], bool]]) -> None:
+    def prefetch(self, requests: list[tuple[str, tuple[Any, ...], bool]], *, keep: bool = False) -> None:
         """Ask for these calls (op, args, follow) now, in one round trip, for later use.
 
         Only for executors with ``call_many``; in process there is nothing to save.
-        Answers are kept until asked for or until the next ``prefetch``.
+        Answers are kept until the next ``prefetch`` (``keep``: until the one after it),
+        which drops them, in process too (:meth:`ahead`).
         """
+        if not keep:
+            self._ahead.clear()
         if not self.batches:
             return
-        self._ahead.clear()
-        wanted = [r for r in dict.fromkeys(requests) if (r[0], *r[1]) not in self._memo]
+        known = self._memo.keys() | self._ahead.keys()
+        wanted = [r for r in dict.fromkeys(requests) if (r[0], *r[1]) not in known]
         if not wanted:
             return
         for key, outcome in self._executor.call_many(wanted):  # type: ignore[attr-defined]
@@ -296,6 +285,18 @@ class Calls:
                 self._pieces.setdefault(key[1], outcome)
             else:
                 self._ahead.setdefault(key, outcome)
+
+    def ahead(self, op: str, *args: Any) -> Outcome:
+        """The answer to this call, asked now if nobody has yet, and kept with the answers
+        fetched ahead (until the next :meth:`prefetch`), so the check that asks it next
+        finds it: what is asked ahead of one adapter may depend on another's answer (the
+        stream check decodes the reference's IDs, :mod:`harness.run.prefetch`)."""
+        key = (op, *args)
+        if key in self._memo:
+            return self._memo[key]
+        if key not in self._ahead:
+            self._ahead[key] = self._executor.call(op, *args)
+        return self._ahead[key]
 
     def close(self) -> None:
         """End the executor's worker, if it has one."""
@@ -306,7 +307,11 @@ class Calls:
     def _call(self, op: str, *args: Any) -> Outcome:
         key = (op, *args)
         if key not in self._memo:
-            ahead = self._ahead.pop(key, None)
+            # kept until the next prefetch, not popped: a case met by two references asks
+            # the adapter the same calls again after a reset (2,096 round trips of the
+            # README's drop-in path); but not a long input's, which would hold a task's
+            # million-ID answers at once
+            ahead = self._ahead.get(key) if _short(args) else self._ahead.pop(key, None)
             self._memo[key] = ahead if ahead is not None else self._executor.call(op, *args)
         return self._memo[key]
 

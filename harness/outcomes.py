@@ -25,9 +25,10 @@ from __future__ import annotations
 
 import reprlib
 from dataclasses import dataclass
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Literal, Sequence
 
 __all__ = [
+    "ASK_APART",
     "CATEGORIES",
     "CRASH_EXITED",
     "CRASH_OUT_OF_MEMORY",
@@ -40,6 +41,7 @@ __all__ = [
     "surface_from_data",
     "surface_outcome",
     "surface_to_data",
+    "together",
 ]
 
 #: The closed set of error categories. Adapters may only report these.
@@ -361,3 +363,26 @@ def surface_outcome(outcome: Outcome) -> Outcome:
         return Outcome.ok(surface_to_data(outcome.value))
     except TypeError as exc:
         return Outcome.raised("internal-error", "tokconf.BadReturnValue", str(exc))
+
+
+#: what a worker answers a bulk operation (``encode_many``, ``token_bytes_many``,
+#: ``api_surfaces``) with when one item's call did not succeed: the client then asks each
+#: item in a call of its own, so each gets its own outcome
+#: (:meth:`harness.worker.client.WorkerExecutor.encode_many`)
+ASK_APART = "tokconf.AskApart"
+
+
+def together(outcomes: Sequence[Outcome]) -> Outcome:
+    """Several items' outcomes as one that crosses the worker protocol: the tuple of their
+    values when every one succeeded; otherwise an :data:`ASK_APART` error naming the first
+    that did not.
+
+    >>> together([Outcome.ok((1, 2)), Outcome.ok(())]).value
+    ((1, 2), ())
+    >>> together([Outcome.ok(()), Outcome.raised("internal-error", "ValueError", "x")]).describe()
+    'raised internal-error (tokconf.AskApart): item 1: raised internal-error (ValueError): x'
+    """
+    for n, outcome in enumerate(outcomes):
+        if not outcome.is_ok:
+            return Outcome.raised("internal-error", ASK_APART, f"item {n}: {outcome.describe()}")
+    return Outcome.ok(tuple(o.value for o in outcomes))

@@ -2,7 +2,7 @@
 still gets its own outcome: the one its own call would have had.
 
 ``WorkerExecutor.encode_many`` and ``api_surfaces`` ask the worker once for all items
-(:func:`harness.calls.together`); when one item raises, hangs or kills the worker, each
+(:func:`harness.outcomes.together`); when one item raises, hangs or kills the worker, each
 item is asked again in a call of its own. These tests plant each failure on the middle
 item of three (the adapters of :mod:`tests.faulty_adapters` fail on U+2603) and compare
 with the single calls, outcome for outcome.
@@ -14,9 +14,9 @@ import time
 
 import pytest
 
-from harness.calls import ASK_APART, Calls, InProcess, together
+from harness.calls import Calls, InProcess
 from harness.checks.base import ORDINARY
-from harness.outcomes import Outcome
+from harness.outcomes import ASK_APART, Outcome, together
 from harness.registry import AdapterSpec, default_registry
 from harness.worker.client import WorkerExecutor
 from harness.worker.setup import Isolation, WorkerSetup
@@ -137,3 +137,51 @@ def test_together_is_every_value_or_the_first_failure() -> None:
     assert together([Outcome.ok((1,)), Outcome.ok(())]) == Outcome.ok(((1,), ()))
     apart = together([Outcome.ok((1,)), Outcome.timeout(2.0), Outcome.raised("unknown-id", "KeyError", "7")])
     assert apart.native_type == ASK_APART and "item 1" in (apart.message or "")
+
+
+#: texts whose cl100k_base tokens cut characters (the stream check decodes cut sequences)
+STREAM_TEXTS = ("\x85", "你好 \U0001F9D1\U0001F3FF\u200d\U0001F4BB", "plain ascii", "é\u0301 ðŸ")
+
+
+@pytest.mark.parametrize(("name", "kinds"), [
+    ("tiktoken:cl100k_base", ["agree", "agree", "agree", "agree"]),
+    ("selftest:decode-bytes-drops-incomplete-tail", ["prefix-bytes", "prefix-bytes", "agree", "prefix-bytes"]),
+])
+def test_the_stream_checks_decodes_are_asked_ahead_and_judge_the_same(name: str, kinds: list[str]) -> None:
+    """A task's prefetch (:func:`harness.run.prefetch.prefetch`) asks a worker the stream
+    check's decodes of the reference's cut sequences in one round trip: the check then
+    makes no call of its own and finds what it finds without the prefetch."""
+    from harness.checks import run_text_check
+    from harness.checks.base import Finding, Subject
+    from harness.run.prefetch import prefetch
+
+    registry = default_registry(plugins=["harness.selftest.score:family"])
+    reference = Calls(InProcess(registry.get("tiktoken:cl100k_base")))
+    worker = WorkerExecutor(name, Isolation(mode="all", setup=WorkerSetup.from_registry(registry)))
+    singles: list[str] = []
+    original = worker.call
+
+    def counting(op, *args):  # type: ignore[no-untyped-def]
+        singles.append(op)
+        return original(op, *args)
+
+    def judged(adapter: Calls) -> list[object]:
+        out = []
+        for text in STREAM_TEXTS:
+            adapter.reset()
+            reference.reset()
+            result = run_text_check("stream-decode", Subject(text, ORDINARY, adapter, reference))
+            out.append(result.kind if isinstance(result, Finding) else str(result))
+        return out
+
+    try:
+        alone = judged(Calls(worker))
+        worker.call = counting  # type: ignore[method-assign]
+        ahead = Calls(worker)
+        prefetch((ahead, reference, text, ORDINARY) for text in STREAM_TEXTS)
+        asked_ahead = len(singles)
+        assert judged(ahead) == alone
+        assert singles[asked_ahead:] == [], singles[asked_ahead:]
+        assert alone == kinds
+    finally:
+        worker.close()

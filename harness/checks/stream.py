@@ -34,11 +34,12 @@ A decode that raises where the contract gives text has kind ``<where>-<what>:<sh
 from __future__ import annotations
 
 import codecs
+from typing import Any, Iterator
 
 from harness.checks.base import AGREE, SKIP, UNSUPPORTED, Result, Subject, shape
 from harness.outcomes import Outcome
 
-__all__ = ["Detokenizer", "check_stream_decode", "cut_points"]
+__all__ = ["Detokenizer", "check_stream_decode", "cut_points", "stream_calls"]
 
 CHECK = "stream-decode"
 #: prefixes decoded per input (those ending inside a character first)
@@ -138,18 +139,41 @@ def check_stream_decode(subject: Subject) -> Result:
     if not whole.is_ok or not adapter.decode(ids, "replace").is_ok:
         return SKIP  # it cannot decode these IDs at all: the decode check's business
     show = {"ids": ((source.name, ids),)}
-    prefixes, windows = cut_points(chunks)
-    for k, (text, held) in prefixes.items():
-        problem = _judge(subject, ids[:k], b"".join(chunks[:k]), text + ("\ufffd" if held else ""), "prefix", show)
-        if problem is not None:
-            return problem
-    for start in windows:
-        segment = ids[start : start + WINDOW]
-        joined = b"".join(chunks[start : start + WINDOW])
-        problem = _judge(subject, segment, joined, joined.decode("utf-8", "replace"), "window", show)
+    for segment, joined, replaced, where in _segments(ids, chunks):
+        problem = _judge(subject, segment, joined, replaced, where, show)
         if problem is not None:
             return problem
     return _own_stream(subject, ids, show)
+
+
+def _segments(ids: tuple[int, ...], chunks: list[bytes]) -> Iterator[tuple[tuple[int, ...], bytes, str, str]]:
+    """The cut sequences the check decodes: (IDs, their joined pieces, the text expected
+    of ``decode(errors="replace")``, ``prefix`` or ``window``), prefixes first."""
+    prefixes, windows = cut_points(chunks)
+    for k, (text, held) in prefixes.items():
+        yield ids[:k], b"".join(chunks[:k]), text + ("\ufffd" if held else ""), "prefix"
+    for start in windows:
+        joined = b"".join(chunks[start : start + WINDOW])
+        yield ids[start : start + WINDOW], joined, joined.decode("utf-8", "replace"), "window"
+
+
+def stream_calls(ids: tuple[int, ...], chunks: list[bytes]) -> list[tuple[str, tuple[Any, ...]]]:
+    r"""The calls :func:`check_stream_decode` makes of an adapter that passes it, on the
+    reference's ``ids`` for an input and their pieces ``chunks``: what a worker can be
+    asked ahead in one round trip (:mod:`harness.run.prefetch`).
+
+    >>> stream_calls((7, 8, 9), [b"a", b"\xe4", b"\xb8\xad"])  # doctest: +NORMALIZE_WHITESPACE
+    [('decode_bytes', ((7, 8, 9),)), ('decode', ((7, 8, 9), 'replace')),
+     ('decode_bytes', ((7, 8),)), ('decode', ((7, 8), 'replace')), ('decode', ((7, 8), 'strict')),
+     ('decode_bytes', ((9,),)), ('decode', ((9,), 'replace')), ('decode', ((9,), 'strict')),
+     ('decode_stream', ((7, 8, 9),))]
+    """
+    calls: list[tuple[str, tuple[Any, ...]]] = [("decode_bytes", (ids,)), ("decode", (ids, "replace"))]
+    for segment, joined, _, _ in _segments(ids, chunks):
+        calls += [("decode_bytes", (segment,)), ("decode", (segment, "replace"))]
+        if not _strictly(joined).is_ok:
+            calls.append(("decode", (segment, "strict")))
+    return [*calls, ("decode_stream", (ids,))]
 
 
 def _judge(subject: Subject, segment: tuple[int, ...], joined: bytes, replaced: str, where: str,

@@ -29,18 +29,16 @@ import multiprocessing.util
 import signal
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
-from harness.calls import Calls
-from harness.cases.model import Case, Policy
-from harness.checks.structure import batch_texts
-from harness.checks.base import Finding
+from harness.cases.model import Case
+from harness.checks.base import ORDINARY, Finding
 from harness.outcomes import Outcome
 from harness.run.deltas import Delta, combined, delta_of, judge_delta, merge
+from harness.run.prefetch import prefetch
 
 __all__ = ["CASES_PER_TASK", "Delta", "GeneratedUnit", "Jobs", "JobsBroken", "TEXTS_PER_ENCODE_TASK", "TEXTS_PER_TASK",
-           "chunked",
-           "judge_delta", "merge", "prefetch_requests", "run_task"]
+           "chunked", "judge_delta", "merge", "run_task"]
 
 #: Units per task sent to a process: small enough to balance, big enough to batch.
 CASES_PER_TASK = 24
@@ -59,37 +57,6 @@ class JobsBroken(Exception):
 # -- what the adapters are asked ahead -------------------------------------------------------
 
 
-def prefetch_requests(calls: Calls, text: str, policy: Policy) -> list[tuple[str, tuple[Any, ...], bool]]:
-    """The calls the checks make about ``text`` on ``calls`` in the usual case."""
-    caps = calls.info.capabilities
-    requests: list[tuple[str, tuple[Any, ...], bool]] = [("encode", (text, policy), True)]
-    if caps.alphabet is not None or calls.info.custom_domain:
-        requests.insert(0, ("in_domain", (text,), False))
-    if caps.encode_ordinary:
-        requests.append(("encode_ordinary", (text,), False))
-    if caps.pretokenize:
-        requests.append(("pretokenize", (text,), False))
-    if caps.batch:
-        texts = batch_texts(text)
-        requests.append(("encode_batch", (texts, policy), False))
-        requests += [("encode", (t, policy), False) for t in texts[1:]]
-    return requests
-
-
-def _prefetch(items: Iterable[tuple[Calls, str, Policy]]) -> None:
-    """A task's inputs asked ahead, per adapter: from a worker, everything the checks ask
-    in one round trip; in process or in a worker, the API-surface walks, together
-    (tiktoken opens a thread pool per batch call: a short text's walk is 3.2 ms, 2.8 ms
-    of it its six batch paths one text at a time)."""
-    by_calls: dict[int, tuple[Calls, list[tuple[str, Policy]]]] = {}
-    for calls, text, policy in items:
-        by_calls.setdefault(id(calls), (calls, []))[1].append((text, policy))
-    for calls, inputs in by_calls.values():
-        if calls.batches:
-            calls.prefetch([r for text, policy in inputs for r in prefetch_requests(calls, text, policy)])
-        calls.prefetch_surfaces(text for text, _ in inputs)
-
-
 # -- units, as run in a job process (or in process with --jobs 1) ---------------------------
 
 
@@ -101,20 +68,19 @@ def _case_task(task: tuple[Sequence[Case], dict[str, list[Finding]]]) -> Delta:
     sub.vocab_findings = {**runner.vocab_findings, **vocab_findings}
     before = len(sub.notes)
     pairs = {case.id: sub.case_pairs(case) for case in cases}
-    _prefetch((calls, case.text, case.policy) for case in cases for pair in pairs[case.id] for calls in set(pair))
+    prefetch((adapter, reference, case.text, case.policy) for case in cases for adapter, reference in pairs[case.id])
     for case in cases:
         sub.run_case(case)
     return delta_of(sub, before)
 
 
 def _generated_task(units: Sequence[GeneratedUnit]) -> Delta:
-    from harness.checks.base import ORDINARY
-
     runner = _RUNNER
     sub = runner.fresh()
     before = len(sub.notes)
     calls = sub.selected.calls
-    _prefetch((calls[name], text, ORDINARY) for text, names, reference, _ in units for name in {*names, reference})
+    prefetch((calls[name], calls[reference], text, ORDINARY)
+             for text, names, reference, _ in units for name in {*names, reference})
     for text, names, reference, trace in units:
         ref = calls[reference]
         active = [calls[n] for n in names]

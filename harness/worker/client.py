@@ -291,7 +291,7 @@ class WorkerExecutor:
 
     def _bulk(self, op: str, single: str, items: Sequence[Any], *rest: Any) -> list[Outcome]:
         """Operation ``single`` on each item, asked as one call ``op`` (its outcome holds
-        every item's value: :func:`harness.calls.together`). When that call does not answer
+        every item's value: :func:`harness.outcomes.together`). When that call does not answer
         every item (one raised, timed out, or crashed the worker), each item is asked in a
         call of its own, all in one frame, so each gets its own outcome and its own
         timeout, exactly as without the bulk call; a hang then costs two timeouts."""

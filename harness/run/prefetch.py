@@ -1,0 +1,90 @@
+"""What a task asks its adapters ahead, so an adapter in a worker answers in round trips
+per task, not per call.
+
+An adapter in a worker (:class:`harness.worker.client.WorkerExecutor`) pays a round trip
+for each call a check makes; the checks of one input make some thirty. A task of the run
+(a few dozen cases or generated texts) therefore asks ahead, per adapter:
+
+1. everything the checks ask of the input itself (:func:`prefetch_requests`): its encode
+   under the input's policy with the follow-ups the worker computes from the IDs (the
+   decodes and each ID's bytes), ``encode_ordinary`` and encode under the ordinary
+   policy, the pre-tokenization, the batch and its texts one by one;
+2. the API-surface walks, all texts together (also in process: tiktoken opens a thread
+   pool per batch call, so a short text's walk is 3.2 ms alone and a fraction of that
+   with the others');
+3. the stream-decode check's decodes of cut sequences of the *reference's* IDs
+   (:func:`harness.checks.stream.stream_calls`), which only the reference's answer of
+   step 1 makes known: on the README's drop-in path these were 12,000 of its 17,000 single
+   round trips.
+
+What is asked ahead is kept until the task's next prefetch (``Calls.prefetch``); a call
+the checks then make that was not foreseen is asked on its own, as before, so asking
+ahead never changes an answer, only when it is asked.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from harness.calls import PREFETCH_SURFACE_LIMIT, Calls
+from harness.cases.model import Policy
+from harness.checks.base import ORDINARY
+from harness.checks.stream import stream_calls
+from harness.checks.structure import batch_texts
+
+__all__ = ["prefetch", "prefetch_requests"]
+
+Request = tuple[str, tuple[Any, ...], bool]
+
+
+def prefetch_requests(calls: Calls, text: str, policy: Policy) -> list[Request]:
+    """The calls the checks make about ``text`` on ``calls`` in the usual case."""
+    caps = calls.info.capabilities
+    requests: list[Request] = [("encode", (text, policy), True)]
+    if caps.alphabet is not None or calls.info.custom_domain:
+        requests.insert(0, ("in_domain", (text,), False))
+    if caps.encode_ordinary:
+        # and encode under the ordinary policy, which check_encode_ordinary compares it with
+        requests += [("encode_ordinary", (text,), False), ("encode", (text, ORDINARY), False)]
+    if caps.pretokenize:
+        requests.append(("pretokenize", (text,), False))
+    if caps.batch:
+        texts = batch_texts(text)
+        requests.append(("encode_batch", (texts, policy), False))
+        requests += [("encode", (t, policy), False) for t in texts[1:]]
+    return requests
+
+
+def prefetch(items: Iterable[tuple[Calls, Calls, str, Policy]]) -> None:
+    """Ask ahead, per adapter, what the checks of a task's inputs will ask (steps 1-3 of
+    the module's text); ``items``: (adapter, its reference, text, policy). What the last
+    task asked ahead is dropped first, of every adapter and reference here."""
+    work = list(items)
+    inputs: dict[int, tuple[Calls, list[tuple[str, Policy]]]] = {}
+    for calls, reference, text, policy in work:
+        for one in (reference, calls):  # the reference's checks ask it the same as an adapter's
+            inputs.setdefault(id(one), (one, []))[1].append((text, policy))
+    for calls, asked in inputs.values():
+        asked = list(dict.fromkeys(asked))
+        calls.prefetch([r for text, policy in asked for r in prefetch_requests(calls, text, policy)])
+        calls.prefetch_surfaces(text for text, _ in asked)
+    streams: dict[int, tuple[Calls, list[Request]]] = {}
+    for calls, reference, text, policy in work:
+        # a long text's few calls cost nothing beside its encodes, and its IDs are many
+        if calls.batches and len(text) <= PREFETCH_SURFACE_LIMIT:
+            streams.setdefault(id(calls), (calls, []))[1].extend(_stream_requests(reference, text, policy))
+    for calls, requests in streams.values():
+        calls.prefetch(requests, keep=True)
+
+
+def _stream_requests(source: Calls, text: str, policy: Policy) -> list[Request]:
+    """The stream check's decodes for ``text``: of ``source``'s IDs (the reference's) and
+    their pieces. Its encode is the one its checks ask next (:meth:`Calls.ahead`: fetched
+    ahead already when it is in a worker, else asked now and kept for them)."""
+    encoded = source.ahead("encode", text, policy)
+    if not encoded.is_ok or not encoded.value:
+        return []
+    pieces = [source.token_bytes(i) for i in encoded.value]
+    if not all(p.is_ok for p in pieces):
+        return []
+    return [(op, args, False) for op, args in stream_calls(encoded.value, [p.value for p in pieces])]
