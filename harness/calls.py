@@ -371,9 +371,10 @@ class Calls:
         """Walk the API surface of each of ``texts`` now, all in one call
         (:meth:`InProcess.api_surfaces`, or a worker's
         :meth:`~harness.worker.client.WorkerExecutor.api_surfaces`), for :meth:`api_surface`
-        to find. For an adapter that walks a surface; texts over :data:`PREFETCH_SURFACE_LIMIT` characters
-        are walked when asked (per call overhead is nothing beside their encodes). Walks
-        made ahead and not asked for are dropped at the next call."""
+        to find. For an adapter that walks a surface; texts over
+        :data:`PREFETCH_SURFACE_LIMIT` characters are walked when asked (per call overhead
+        is nothing beside their encodes). Walks made ahead and not asked for are dropped at
+        the next call."""
         many = getattr(self._executor, "api_surfaces", None)
         self._walked = {}
         if many is None or not self.info.capabilities.api_surface:

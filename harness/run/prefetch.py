@@ -66,7 +66,9 @@ def prefetch(items: Iterable[tuple[Calls, Calls, str, Policy]]) -> None:
             inputs.setdefault(id(one), (one, []))[1].append((text, policy))
     for calls, asked in inputs.values():
         asked = list(dict.fromkeys(asked))
-        calls.prefetch([r for text, policy in asked for r in prefetch_requests(calls, text, policy)])
+        # in process nothing is asked ahead; what the last task kept is dropped all the same
+        calls.prefetch([r for text, policy in asked for r in prefetch_requests(calls, text, policy)]
+                       if calls.batches else [])
         calls.prefetch_surfaces(text for text, _ in asked)
     streams: dict[int, tuple[Calls, list[Request]]] = {}
     for calls, reference, text, policy in work:
