@@ -18,8 +18,9 @@ in-process adapter that segfaults) instead of waiting for it forever. An isolate
 adapter's executor sees it was forked and starts a worker of its own (see
 :mod:`harness.worker.client`). Where ``fork`` does not exist the run uses one job and says so.
 
-Isolated adapters are also asked ahead (:meth:`harness.calls.Calls.prefetch`): before a
-unit's checks run, every input's usual calls go to each worker in one frame.
+Isolated adapters are also asked ahead (:mod:`harness.run.prefetch`): before a unit's
+checks run, every input's usual calls go to each worker in one frame, and the stream
+check's decodes in a second.
 """
 
 from __future__ import annotations
@@ -52,9 +53,6 @@ _RUNNER: Any = None  # the runner a forked process works for (inherited, never p
 
 class JobsBroken(Exception):
     """A ``--jobs`` process died: an in-process adapter crashed it (isolate it)."""
-
-
-# -- what the adapters are asked ahead -------------------------------------------------------
 
 
 # -- units, as run in a job process (or in process with --jobs 1) ---------------------------
