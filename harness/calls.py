@@ -323,13 +323,12 @@ class Calls:
 
     def encode_many(self, texts: Sequence[str], policy: Policy) -> list[Outcome]:
         """Each text's :meth:`encode` outcome, in order: a worker is asked all of them in
-        one round trip, an adapter in process in one loop (:meth:`InProcess.encode_many`).
-        Nothing is memoised: for lists of distinct texts (the every-token plans)."""
+        one call (:meth:`~harness.worker.client.WorkerExecutor.encode_many`), an adapter in
+        process in one loop (:meth:`InProcess.encode_many`); an executor with neither, one
+        call each. Nothing is memoised: for lists of distinct texts (the every-token plans)."""
         many = getattr(self._executor, "encode_many", None)
         if many is not None:
             return many(texts, policy)
-        if self.batches:
-            self.prefetch([("encode", (t, policy), False) for t in texts])
         outcomes = [self.encode(t, policy) for t in texts]
         self.reset()
         return outcomes
