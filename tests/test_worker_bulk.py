@@ -20,39 +20,33 @@ from harness.outcomes import ASK_APART, Outcome, together
 from harness.registry import AdapterSpec, default_registry
 from harness.worker.client import WorkerExecutor
 from harness.worker.setup import Isolation, WorkerSetup
-from implementations.tiktoken import TiktokenAdapter
 from tests.faulty_adapters import TRIGGER
+from tests.surface_adapters import _Planted
 
 TEXTS = ("hello world", f"snow {TRIGGER} man", "  trailing   spaces  ")
 
 
-class _SurfaceFault(TiktokenAdapter):
+class _SurfaceFault(_Planted):
     """tiktoken's cl100k_base whose API-surface walk of the trigger raises or hangs."""
-
-    fault = ""
-
-    def __init__(self) -> None:
-        super().__init__("cl100k_base")
-        self.name = f"surface-fault:{self.fault}"
 
     def api_surface(self, text: str) -> list[tuple[str, Outcome]]:
         if TRIGGER in text:
-            if self.fault == "hang":
+            if self.fault == "walk-hangs":
                 time.sleep(3600)
             raise RuntimeError("planted: this walk fails")
         return super().api_surface(text)
 
 
 class _WalkRaises(_SurfaceFault):
-    fault = "raises"
+    fault = "walk-raises"
 
 
 class _WalkHangs(_SurfaceFault):
-    fault = "hang"
+    fault = "walk-hangs"
 
 
 def surface_faults() -> list[AdapterSpec]:
-    return [AdapterSpec(name=f"surface-fault:{cls.fault}", encoding="cl100k_base", factory=cls, library="tiktoken")
+    return [AdapterSpec(name=f"planted:{cls.fault}", encoding="cl100k_base", factory=cls, library="tiktoken")
             for cls in (_WalkRaises, _WalkHangs)]
 
 
@@ -119,7 +113,7 @@ def test_one_failing_item_gets_its_own_outcome_and_the_others_theirs(name: str, 
         worker.close()
 
 
-@pytest.mark.parametrize(("name", "middle"), [("surface-fault:raises", "raised"), ("surface-fault:hang", "timeout")])
+@pytest.mark.parametrize(("name", "middle"), [("planted:walk-raises", "raised"), ("planted:walk-hangs", "timeout")])
 def test_one_failing_walk_gets_its_own_outcome_and_the_others_theirs(name: str, middle: str) -> None:
     worker = _worker(name, timeout_s=2.0)
     try:
