@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from harness.cases.model import Policy
+from harness.outcomes import ASK_APART, Outcome
 from harness.worker.node import NodeExecutor, NodeSetup, node_binary, node_unavailable_reason, worker_script
 from harness.worker.setup import Isolation
 
@@ -164,6 +165,53 @@ def test_failures_become_outcomes(echo):
     assert echo.call("trace", "x").is_unsupported
     # what a package prints goes to stderr, never into a frame
     assert echo.call("encode", "!print", Policy()).value == tuple(utf16_units("!print"))
+
+
+def _counted(executor):
+    """``executor`` whose call_many records the operations it is asked; returns that list."""
+    asked = []
+    original = executor.call_many
+
+    def counting(requests):
+        requests = list(requests)
+        asked.extend(op for op, _, _ in requests)
+        return original(requests)
+
+    executor.call_many = counting
+    return asked
+
+
+def test_a_clean_list_is_one_call_with_each_items_own_answer(echo):
+    texts = ["hello", "a\ud800b", "\U0001f600", ""]
+    asked = _counted(echo)
+    try:
+        many = echo.encode_many(texts, Policy())
+        pieces = echo.token_bytes_many([104, 0x1f6, 255])
+    finally:
+        del echo.call_many
+    assert asked == ["encode_many", "token_bytes_many"]
+    assert many == [Outcome.ok(tuple(utf16_units(t))) for t in texts]
+    assert pieces == [Outcome.ok(b"h"), Outcome.ok(b"\xf6"), Outcome.ok(b"\xff")]
+
+
+@pytest.mark.parametrize(("middle", "expected"), [
+    ("!throw", "raised internal-error (js.TypeError)"),
+    ("!float", "raised internal-error (tokconf.UnserializableValue)"),
+    ("!hang", "timeout: no answer"),
+    ("!exit", "crashed"),
+])
+def test_one_failing_item_of_a_list_gets_its_own_outcome_and_the_others_theirs(middle, expected):
+    executor = NodeExecutor("echo:test", Isolation(timeout_s=2), NodeSetup(modules=(("echo", ECHO),)))
+    try:
+        first, failed, last = executor.encode_many(["ab", middle, "cd"], Policy())
+        assert (first, last) == (Outcome.ok((97, 98)), Outcome.ok((99, 100)))
+        assert failed.describe().startswith(expected) and ASK_APART not in failed.describe(), failed.describe()
+        # a token_bytes that raises is that ID's unknown-id, the IDs beside it theirs
+        hole = executor.token_bytes_many([104, 70001, 105])
+        assert hole[0] == Outcome.ok(b"h") and hole[2] == Outcome.ok(b"i")
+        assert (hole[1].category, hole[1].native_type) == ("unknown-id", "js.RangeError"), hole[1].describe()
+    finally:
+        executor.close()
 
 
 def test_a_hang_times_out_and_an_exit_crashes_then_the_worker_restarts():

@@ -285,10 +285,6 @@ class WorkerExecutor:
         then asked once for all texts, not once per text with a thread pool each)."""
         return self._bulk("api_surfaces", "api_surface", texts)
 
-    #: the worker answers the bulk operations (a Node worker does not: it gets a frame of
-    #: single calls)
-    _bulk_ops = True
-
     def _bulk(self, op: str, single: str, items: Sequence[Any], *rest: Any) -> list[Outcome]:
         """Operation ``single`` on each item, asked as one call ``op`` (its outcome holds
         every item's value: :func:`harness.outcomes.together`). When that call does not answer
@@ -296,7 +292,7 @@ class WorkerExecutor:
         call of its own, all in one frame, so each gets its own outcome and its own
         timeout, exactly as without the bulk call; a hang then costs two timeouts."""
         items = list(items)
-        if len(items) > 1 and self._bulk_ops:
+        if len(items) > 1:
             answer = self.call(op, tuple(items), *rest)
             if answer.is_ok and isinstance(answer.value, tuple) and len(answer.value) == len(items):
                 return [checked(single, Outcome.ok(value)) for value in answer.value]

@@ -113,9 +113,6 @@ class NodeExecutor(WorkerExecutor):
     """A JavaScript adapter in a Node worker; ``name`` is its name inside the worker
     (``js-tiktoken:cl100k_base``)."""
 
-    #: the Node worker answers single calls (a bulk call's items still share one frame)
-    _bulk_ops = False
-
     def __init__(self, name: str, isolation: Isolation, setup: NodeSetup) -> None:
         self.node_setup = setup
         super().__init__(name, isolation)

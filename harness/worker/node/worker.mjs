@@ -46,6 +46,11 @@ const OPERATIONS = new Set([
   "pretokenize", "trace", "in_domain", "api_surface", "api_attributes", "snippet", "decode_stream",
 ]);
 const FOLLOWED = new Set(["encode", "encode_ordinary"]);
+// A list asked in one call (harness.worker.client.WorkerExecutor._bulk): the single
+// operation on each item, every value in one outcome. One that does not succeed ends the
+// call with tokconf.AskApart (harness.outcomes.ASK_APART), and the client asks each item
+// in a call of its own, so every item keeps the outcome its own call gives.
+const BULK = new Map([["encode_many", "encode"], ["token_bytes_many", "token_bytes"], ["api_surfaces", "api_surface"]]);
 
 function parseArgs(argv) {
   const args = { in: 0, out: 1, probe: false, project: null, modules: {} };
@@ -180,8 +185,22 @@ function defaultCategory(op, error) {
   return "internal-error";
 }
 
+async function runMany(hosted, single, items, rest) {
+  const values = [];
+  for (let n = 0; n < items.length; n++) {
+    const outcome = await run(hosted, single, [items[n], ...rest]);
+    if (!("ok" in outcome)) {
+      const [category, type, message] = outcome.raised ?? ["crashed", "", JSON.stringify(outcome)];
+      return raisedOutcome("internal-error", "tokconf.AskApart", `item ${n}: raised ${category} (${type}): ${message}`);
+    }
+    values.push(outcome.ok); // already the protocol's value
+  }
+  return { ok: values };
+}
+
 async function run(hosted, op, args) {
   const { adapter } = hosted;
+  if (BULK.has(op)) return runMany(hosted, BULK.get(op), args[0] ?? [], args.slice(1));
   if (!OPERATIONS.has(op)) return raisedOutcome("internal-error", "js.Error", `unknown adapter operation ${op}`);
   const method = adapter[op];
   if (typeof method !== "function") return raisedOutcome("unsupported", "js.Unsupported", `${hosted.info.name} has no ${op}`);
