@@ -133,9 +133,20 @@ def build_plan(reference: Calls, *, slice_tokens: int = SLICE_TOKENS,
         pieces[token_id] = piece.value if piece.is_ok else None
     texts = {i: p.decode("utf-8") for i, p in pieces.items() if p is not None and _utf8(p)}
     order = sorted(texts)
-    alone = encode_many([texts[i] for i in order], ORDINARY)
-    context = encode_many([context_text(texts[i]) for i in order], ORDINARY)
     literal_ids = sorted(special_ids)
+    all_ids = sorted(set(pieces) | set(literal_ids))
+    starts = range(0, len(all_ids), slice_tokens)
+    packs_of = []  # each slice's packed context texts, asked about together
+    for start in starts:
+        in_slice = [i for i in all_ids[start:start + slice_tokens] if i in texts]
+        packs_of.append(["".join(context_text(texts[i]) for i in in_slice[k:k + CONTEXTS_PER_TEXT])
+                         for k in range(0, len(in_slice), CONTEXTS_PER_TEXT)])
+    # every ordinary text in one list: under --jobs one spread over the processes, not three
+    # in turn, each with the parent's serial work between them (issue 25)
+    ordinary = encode_many([texts[i] for i in order] + [context_text(texts[i]) for i in order]
+                           + [pack for packs in packs_of for pack in packs], ORDINARY)
+    alone, context = ordinary[:len(order)], ordinary[len(order):2 * len(order)]
+    answers = iter(ordinary[2 * len(order):])
     allowed = encode_many([special_ids[i] for i in literal_ids], ALL)
     reach = classify(pieces, {i: _ids(o) or () for i, o in zip(order, alone)},
                      {i: _ids(o) or () for i, o in zip(order, context)})
@@ -144,15 +155,7 @@ def build_plan(reference: Calls, *, slice_tokens: int = SLICE_TOKENS,
         own[token_id] = (texts[token_id], ORDINARY, _ids(outcome))
     for token_id, outcome in zip(literal_ids, allowed):
         own[token_id] = (special_ids[token_id], ALL, _ids(outcome))
-    all_ids = sorted(set(pieces) | set(literal_ids))
     special_pieces = {i: special_ids[i].encode("utf-8") for i in literal_ids}
-    starts = range(0, len(all_ids), slice_tokens)
-    packs_of = []  # each slice's packed context texts, asked about together
-    for start in starts:
-        in_slice = [i for i in all_ids[start:start + slice_tokens] if i in texts]
-        packs_of.append(["".join(context_text(texts[i]) for i in in_slice[k:k + CONTEXTS_PER_TEXT])
-                         for k in range(0, len(in_slice), CONTEXTS_PER_TEXT)])
-    answers = iter(encode_many([pack for packs in packs_of for pack in packs], ORDINARY))
     slices = []
     for start, packs in zip(starts, packs_of):
         ids = tuple(all_ids[start:start + slice_tokens])
