@@ -356,6 +356,7 @@ def test_under_jobs_the_plan_is_asked_in_the_job_processes_and_is_the_same_plan(
     here = sum(int(n) for pid, n in asked if pid == str(os.getpid()))  # a list of one task stays here
     assert len({pid for pid, _ in asked} - {str(os.getpid())}) == 2 and here <= 100
     assert sum(int(n) for _, n in asked) == sum(in_order)  # each text asked once
+    assert len(in_order) == 2  # the ordinary texts in one list (spread at once), the literals in another
     assert [s.digest for s in spread.slices] == [s.digest for s in serial.slices]
     assert spread.reachability_json() == serial.reachability_json()
     assert Runner(selected).jobs.encode_many(reference.name) is None  # one job: asked in order, here

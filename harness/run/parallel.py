@@ -34,7 +34,6 @@ from typing import Any, Callable, Iterator, Sequence
 
 from harness.cases.model import Case
 from harness.checks.base import ORDINARY, Finding
-from harness.outcomes import Outcome
 from harness.run.deltas import Delta, combined, delta_of, judge_delta, merge
 from harness.run.prefetch import prefetch
 
@@ -147,8 +146,10 @@ def _encode_task(work: Sequence[tuple[str, Sequence[str], Any]]) -> list[list[An
 
     calls = _RUNNER.selected.calls
     # a success travels as its IDs alone: pickling 8,192 Outcome objects cost the parent
-    # more than encoding the texts itself (:meth:`Jobs.encode_many` makes them again)
-    return [[o.value if o.is_ok else o for o in encode_all(calls[name], texts, policy)] for name, texts, policy in work]
+    # more than encoding the texts itself (and :data:`~harness.generate.every_token.EncodeMany`
+    # takes the IDs as they are)
+    return [[tuple(o.value) if o.is_ok else o for o in encode_all(calls[name], texts, policy)]
+            for name, texts, policy in work]
 
 
 def _pool_task(specs: Sequence[dict[str, Any]]) -> list[Any]:
@@ -300,7 +301,8 @@ class Jobs:
     def encode_many(self, name: str) -> Callable[[Sequence[str], Any], list[Any]] | None:
         """A function that asks adapter ``name`` to encode a list of texts spread over the
         processes (None with one job: the caller encodes in order itself). What it
-        returns is in the order of the texts, as :func:`encode_all` in process gives it.
+        returns is in the order of the texts, as :func:`encode_all` in process gives it,
+        but a success is its IDs alone (a tuple), as :data:`~harness.generate.every_token.EncodeMany` allows.
 
         The serial part of a ``--jobs`` run was mostly the every-token plans: the
         reference encodes every token alone and in context (cl100k_base: 300,000 texts)
@@ -310,9 +312,7 @@ class Jobs:
 
         def encode(texts: Sequence[str], policy: Any) -> list[Any]:
             work = [(name, part, policy) for part in chunked(texts, TEXTS_PER_ENCODE_TASK)]
-            ok = Outcome.ok
-            return [answer if isinstance(answer, Outcome) else ok(answer)
-                    for part in self.map("encode", work) for answer in part]
+            return [answer for part in self.map("encode", work) for answer in part]
 
         return encode
 
