@@ -42,6 +42,9 @@ class PhaseUnit:
     name: str
     kind: str
     task: Any
+    #: how much work the unit is, roughly (0: unknown): ``--jobs`` starts the heaviest of
+    #: a phase first (:meth:`harness.run.parallel.Jobs.run`), the merge order stays the units'
+    weight: int = 0
 
 
 @dataclass(frozen=True)
@@ -117,7 +120,8 @@ def run_units(ctx: RunContext, phase: Phase) -> bool:
                 end += 1
             batch = group[start:end]
             runner.jobs.run(batch[0].kind, [u.task for u in batch],
-                            progress=lambda n, base=done: runner.progress(phase.name, base + n, total))
+                            progress=lambda n, base=done: runner.progress(phase.name, base + n, total),
+                            weights=[u.weight for u in batch])
             done += len(batch)
             start = end
         group = batch = None  # dropped before the next group is made
@@ -166,8 +170,10 @@ def _everyday_units(ctx: RunContext) -> list[PhaseUnit]:
     by_source: dict[str, list[Any]] = {}
     for case in everyday_cases(build(profile=ctx.profile)):
         by_source.setdefault(case.file.removeprefix("everyday:"), []).append(case)
+    # a unit's weight is its characters: units differ tenfold and more (modules of the
+    # standard library against emoji), and the adapters are the same for every unit
     return [PhaseUnit(f"{source}#{chunk[0].line - 1}-{chunk[-1].line - 1}", "cases",
-                      (tuple(chunk), ctx.runner.vocab_for(chunk)))
+                      (tuple(chunk), ctx.runner.vocab_for(chunk)), weight=sum(len(case.text) for case in chunk))
             for source, cases in by_source.items() for chunk in chunked(cases, CASES_PER_TASK)]
 
 

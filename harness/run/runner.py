@@ -59,7 +59,7 @@ from harness.run.evidence import gather
 from harness.run.ids import assign_ids
 from harness.run.judging import Documentation
 from harness.run.long_tier import finish_long, long_units
-from harness.run.parallel import CASES_PER_TASK, TEXTS_PER_TASK, GeneratedUnit, Jobs, chunked
+from harness.run.parallel import CASES_PER_TASK, TEXTS_PER_TASK, GeneratedUnit, Jobs, chunked, generated_weight
 from harness.run.result import Cell, DivergenceRecord, RunResult
 from harness.run.selection import Selected, SelectionError
 from harness.run.settle import DEFAULT_SHRINK_SECONDS, Candidate, Settler
@@ -335,9 +335,9 @@ class Runner:
 
     def _run_generated_units(self, phase: str, units: list[GeneratedUnit]) -> None:
         tasks = chunked(units, TEXTS_PER_TASK)
-        counts = [sum(len(u[1]) for u in task) for task in tasks]
-        total = sum(counts)
-        self.jobs.run("generated", tasks, progress=lambda n: self.progress(phase, sum(counts[:n]), total))
+        counts, total = [sum(len(u[1]) for u in task) for task in tasks], sum(len(u[1]) for u in units)
+        self.jobs.run("generated", tasks, progress=lambda n: self.progress(phase, sum(counts[:n]), total),
+                      weights=[generated_weight(task) for task in tasks])
 
     def run_generated_input(self, text: str, adapter: Calls, reference: Calls, *, trace: bool = False,
                             checks: Sequence[str] | None = None) -> None:
