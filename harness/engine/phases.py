@@ -43,8 +43,11 @@ class PhaseUnit:
     kind: str
     task: Any
     #: how much work the unit is, roughly (0: unknown): ``--jobs`` starts the heaviest of
-    #: a phase first (:meth:`harness.run.parallel.Jobs.run`), the merge order stays the units'
+    #: a phase first (:mod:`harness.run.handout`), the merge order stays the units'
     weight: int = 0
+    #: units of one key run in one ``--jobs`` process (None: anywhere); the long tier's
+    #: units of one encoding share the workers that process starts for its adapters
+    affinity: Any = None
 
 
 @dataclass(frozen=True)
@@ -121,7 +124,8 @@ def run_units(ctx: RunContext, phase: Phase) -> bool:
             batch = group[start:end]
             runner.jobs.run(batch[0].kind, [u.task for u in batch],
                             progress=lambda n, base=done: runner.progress(phase.name, base + n, total),
-                            weights=[u.weight for u in batch])
+                            weights=[u.weight for u in batch],
+                            affinity=[(0, n) if u.affinity is None else (1, u.affinity) for n, u in enumerate(batch)])
             done += len(batch)
             start = end
         group = batch = None  # dropped before the next group is made
@@ -203,7 +207,8 @@ def _long_units(ctx: RunContext) -> list[PhaseUnit]:
     from harness.run.long_tier import long_units
 
     calls = ctx.runner.selected.calls
-    return [PhaseUnit(f"{calls[unit.reference].info.encoding}:{unit.kind}", "long", [unit])
+    return [PhaseUnit(f"{calls[unit.reference].info.encoding}:{unit.kind}", "long", [unit],
+                      weight=len(unit.adapters), affinity=unit.reference)
             for unit in long_units(ctx.runner, options)]
 
 

@@ -35,6 +35,7 @@ from typing import Any, Callable, Iterator, Sequence
 from harness.cases.model import Case
 from harness.checks.base import ORDINARY, Finding
 from harness.run.deltas import Delta, combined, delta_of, judge_delta, merge
+from harness.run.handout import generated_weight, handout
 from harness.run.prefetch import prefetch
 
 __all__ = ["CASES_PER_TASK", "Delta", "GeneratedUnit", "Jobs", "JobsBroken", "TEXTS_PER_ENCODE_TASK", "TEXTS_PER_TASK",
@@ -46,18 +47,6 @@ TEXTS_PER_TASK = 48
 
 #: a generated input: (text, the adapters whose budget reaches it, the reference, trace its merges)
 GeneratedUnit = tuple[str, tuple[str, ...], str, bool]
-
-
-def generated_weight(task: Sequence[GeneratedUnit]) -> int:
-    """A task of generated inputs' weight for :meth:`Jobs.run`: characters times adapters,
-    each input counted at least 64 characters (a short one still costs every check). A
-    pool's long inputs are its last tasks; weighed, they are started first instead of
-    running alone at the end of the phase.
-
-    >>> generated_weight([("abc", ("a", "b"), "r", False), ("x" * 100, ("a",), "r", False)])
-    228
-    """
-    return sum(max(len(text), 64) * len(adapters) for text, adapters, *_ in task)
 
 _RUNNER: Any = None  # the runner a forked process works for (inherited, never pickled)
 
@@ -206,6 +195,10 @@ def _run_in_child(kind: str, units: Sequence[Any], pack: Callable[[Any], bytes] 
     return result
 
 
+def _run_group_in_child(kind: str, tasks: Sequence[Sequence[Any]], pack: Callable[[Any], bytes] | None) -> list[Any]:
+    return [_run_in_child(kind, task, pack) for task in tasks]
+
+
 def run_task(runner: Any, kind: str, units: Sequence[Any]) -> Any:
     """One task of ``kind`` (vocab, cases, generated, long, shrink, pool) for ``runner``,
     in this process: what a ``--jobs`` process and a Dask worker run. Returns its
@@ -282,13 +275,14 @@ class Jobs:
         return self.jobs > 1
 
     def run(self, kind: str, tasks: Sequence[Sequence[Any]], *, progress: Callable[[int], None] = lambda n: None,
-            weights: Sequence[int] | None = None) -> None:
+            weights: Sequence[int] | None = None, affinity: Sequence[Any] | None = None) -> None:
         """Run every task and merge its delta into the runner, in task order. ``weights``:
-        how much work each task is, roughly; the processes start the heaviest first
-        (:meth:`_pooled`), and the merge order stays the tasks' own."""
+        how much work each task is, roughly; the processes start the heaviest first.
+        ``affinity``: a key per task; the tasks of one key run in one process, in order
+        (:meth:`_pooled`). The merge order stays the tasks' own either way."""
         progress(0)  # the phase has started (a progress bar shows it before the first task ends)
         try:
-            for done, delta in enumerate(self._results(kind, tasks, weights)):
+            for done, delta in enumerate(self._results(kind, tasks, weights, affinity)):
                 self.runner.apply(delta)
                 progress(done + 1)
         except BaseException:
@@ -340,20 +334,23 @@ class Jobs:
         finally:
             self.backend, self.jobs = backend, jobs
 
-    def _results(self, kind: str, tasks: Sequence[Sequence[Any]], weights: Sequence[int] | None = None) -> Iterator[Any]:
+    def _results(self, kind: str, tasks: Sequence[Sequence[Any]], weights: Sequence[int] | None = None,
+                 affinity: Sequence[Any] | None = None) -> Iterator[Any]:
         """Each task's result, in order: from the unit cache where it holds the task's key
         (:mod:`harness.run.unit_cache`), else run (and stored)."""
         cache = getattr(self.runner, "unit_cache", None)
         keys = [_cache_key(cache, self.runner, kind, task) for task in tasks] if cache is not None else []
         if not any(keys):
-            yield from self._computed(kind, tasks, weights)
+            yield from self._computed(kind, tasks, weights, affinity)
             return
         # which results the cache holds is decided up front (the rest go to the executor
         # together); each is read only when its turn to merge comes, so a run from the cache
         # holds one cached result at a time, not a phase's worth (every token's: ~0.1 GB)
         cached = {n for n, key in enumerate(keys) if key is not None and cache.holds(key[1])}
-        computed = self._computed(kind, [task for n, task in enumerate(tasks) if n not in cached],
-                                  None if weights is None else [w for n, w in enumerate(weights) if n not in cached])
+        def left(values: Sequence[Any] | None) -> list[Any] | None:
+            return None if values is None else [v for n, v in enumerate(values) if n not in cached]
+
+        computed = self._computed(kind, left(tasks) or [], left(weights), left(affinity))
         for n, key in enumerate(keys):
             if n in cached:
                 delta = cache.load(key[1])
@@ -369,7 +366,8 @@ class Jobs:
                 cache.store(key[1], delta)
             yield delta
 
-    def _computed(self, kind: str, tasks: Sequence[Sequence[Any]], weights: Sequence[int] | None = None) -> Iterator[Any]:
+    def _computed(self, kind: str, tasks: Sequence[Sequence[Any]], weights: Sequence[int] | None = None,
+                  affinity: Sequence[Any] | None = None) -> Iterator[Any]:
         global _RUNNER
         _RUNNER = self.runner
         if self.backend is not None:
@@ -382,7 +380,7 @@ class Jobs:
             for task in tasks:
                 yield _run_task(kind, task)
             return
-        yield from self._pooled(kind, tasks, weights)
+        yield from self._pooled(kind, tasks, weights, affinity)
 
     def _split(self, kind: str, tasks: Sequence[Sequence[Any]], size: int) -> Iterator[Any]:
         """Each task cut into parts of ``size`` items, the parts spread over the processes;
@@ -396,11 +394,10 @@ class Jobs:
             mine = [next(results) for _ in parts]
             yield mine[0] if len(mine) == 1 else combined(self.runner, mine)
 
-    def _pooled(self, kind: str, tasks: Sequence[Sequence[Any]], weights: Sequence[int] | None = None) -> Iterator[Any]:
-        """Each task's result, in task order, from the forked processes. With ``weights`` the
-        heaviest tasks are handed out first: in task order, the everyday text's largest
-        documents (a standard-library module) came last and ran alone while the other
-        process waited, 3 s of a default run."""
+    def _pooled(self, kind: str, tasks: Sequence[Sequence[Any]], weights: Sequence[int] | None = None,
+                affinity: Sequence[Any] | None = None) -> Iterator[Any]:
+        """Each task's result, in task order, from the forked processes, handed out as
+        ``weights`` and ``affinity`` say (:func:`~harness.run.handout.handout`)."""
         adapters = tuple(sorted(self.runner.selected.calls))
         if self._pool is not None and self._forked_with != adapters:
             self.close()
@@ -408,23 +405,16 @@ class Jobs:
             context = multiprocessing.get_context("fork")
             self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context, initializer=_child_init)
             self._forked_with = adapters
-        order = sorted(range(len(tasks)), key=lambda n: -weights[n]) if weights else range(len(tasks))
-        futures: list[Any] = [None] * len(tasks)
+        pool, pack = self._pool, self.pack
         try:
-            for n in order:
-                futures[n] = self._pool.submit(_run_in_child, kind, tasks[n], self.pack)
-            for future in futures:
-                yield future.result()
+            yield from handout(lambda group: pool.submit(_run_group_in_child, kind, group, pack), tasks,
+                               weights=weights, affinity=affinity)
         except BrokenProcessPool as exc:
             self.close()
             raise JobsBroken(
                 "a --jobs process died while running adapters in process (a crash in an adapter "
                 "that is not isolated); rerun with --isolate to make the crash an outcome, or --jobs 1"
             ) from exc
-        finally:
-            for future in futures:  # left early (an error, Ctrl-C): what has not started never will
-                if future is not None:
-                    future.cancel()
 
     def close(self, *, terminate: bool = False) -> None:
         """End the processes (and, through them, the workers they started)."""
