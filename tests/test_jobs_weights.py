@@ -67,6 +67,12 @@ def test_the_tasks_of_one_key_run_in_one_process_in_their_order(tmp_path: Path, 
     assert process["0"] == process["1"] == process["2"] and process["3"] == process["4"] != process["0"]
     assert [n for n in (e.split(":")[0] for e in started) if n in "012"] == ["0", "1", "2"]
     assert merged == [f"task {n}" for n in range(6)]
+    # one key for every task (the user's path: one encoding's long units) is no reason to
+    # leave a process idle: fewer keys than processes, and each task is handed out alone
+    (tmp_path / "one").mkdir()
+    started, merged = _run(tmp_path / "one", monkeypatch, [1] * 6, ["a"] * 6)
+    process = dict(entry.split(":") for entry in started)
+    assert process["0"] != process["1"] and merged == [f"task {n}" for n in range(6)]
 
 
 def test_the_long_units_of_one_encoding_share_a_key() -> None:

@@ -7,7 +7,9 @@ its own worker for each adapter a long input runs on (0.3 to 0.7 s each), so an
 encoding's long units spread over two processes started each worker twice. So:
 
 - the heaviest tasks are handed out first (``weights``);
-- the tasks of one ``affinity`` key go to one process together, in their order;
+- the tasks of one ``affinity`` key go to one process together, in their order, when
+  there are at least as many keys as processes (the user's path has one encoding: its
+  long units grouped would run in one process while the other waited);
 - results come back in task order, whatever the hand-out order was: a run merges them
   in that order, so its report does not depend on which process finished first.
 """
@@ -21,9 +23,9 @@ __all__ = ["generated_weight", "handout"]
 
 
 def handout(submit: Callable[[list[Any]], Future], tasks: Sequence[Any], *, weights: Sequence[int] | None = None,
-            affinity: Sequence[Any] | None = None) -> Iterator[Any]:
+            affinity: Sequence[Any] | None = None, processes: int = 2) -> Iterator[Any]:
     """Each task's result, in task order. ``submit(group)`` runs a list of tasks in one
-    process and returns the future of their results, in order.
+    process (of ``processes``) and returns the future of their results, in order.
 
     >>> def submit(group):
     ...     handed.append(group)
@@ -35,9 +37,15 @@ def handout(submit: Callable[[list[Any]], Future], tasks: Sequence[Any], *, weig
     ['ran a', 'ran b', 'ran c', 'ran d']
     >>> handed
     [['b'], ['d'], ['a', 'c']]
+    >>> handed = []
+    >>> _ = list(handout(submit, "abcd", weights=[1, 5, 1, 3], affinity=[0, 1, 0, 1], processes=3))
+    >>> handed  # fewer keys than processes: each task alone
+    [['b'], ['d'], ['a'], ['c']]
     """
+    if affinity is None or len(set(affinity)) < processes:
+        affinity = range(len(tasks))
     groups: dict[Any, list[int]] = {}
-    for n, key in enumerate(affinity if affinity is not None else range(len(tasks))):
+    for n, key in enumerate(affinity):
         groups.setdefault(key, []).append(n)
     members = list(groups.values())
     weight = [sum(weights[n] for n in group) if weights else 0 for group in members]

@@ -408,7 +408,7 @@ class Jobs:
         pool, pack = self._pool, self.pack
         try:
             yield from handout(lambda group: pool.submit(_run_group_in_child, kind, group, pack), tasks,
-                               weights=weights, affinity=affinity)
+                               weights=weights, affinity=affinity, processes=self.jobs)
         except BrokenProcessPool as exc:
             self.close()
             raise JobsBroken(
