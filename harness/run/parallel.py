@@ -347,6 +347,7 @@ class Jobs:
         # together); each is read only when its turn to merge comes, so a run from the cache
         # holds one cached result at a time, not a phase's worth (every token's: ~0.1 GB)
         cached = {n for n, key in enumerate(keys) if key is not None and cache.holds(key[1])}
+
         def left(values: Sequence[Any] | None) -> list[Any] | None:
             return None if values is None else [v for n, v in enumerate(values) if n not in cached]
 
