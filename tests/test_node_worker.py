@@ -27,6 +27,7 @@ from harness.cases.model import Policy
 from harness.outcomes import ASK_APART, Outcome
 from harness.worker.node import NodeExecutor, NodeSetup, node_binary, node_unavailable_reason, worker_script
 from harness.worker.setup import Isolation
+from tests.test_worker_bulk import counted
 
 ECHO = str(Path(__file__).resolve().parent / "node" / "echo.mjs")
 
@@ -167,23 +168,9 @@ def test_failures_become_outcomes(echo):
     assert echo.call("encode", "!print", Policy()).value == tuple(utf16_units("!print"))
 
 
-def _counted(executor):
-    """``executor`` whose call_many records the operations it is asked; returns that list."""
-    asked = []
-    original = executor.call_many
-
-    def counting(requests):
-        requests = list(requests)
-        asked.extend(op for op, _, _ in requests)
-        return original(requests)
-
-    executor.call_many = counting
-    return asked
-
-
 def test_a_clean_list_is_one_call_with_each_items_own_answer(echo):
     texts = ["hello", "a\ud800b", "\U0001f600", ""]
-    asked = _counted(echo)
+    asked = counted(echo)
     try:
         many = echo.encode_many(texts, Policy())
         pieces = echo.token_bytes_many([104, 0x1f6, 255])

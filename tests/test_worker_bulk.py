@@ -60,8 +60,9 @@ def _singles(worker: WorkerExecutor, op: str, *rest: object) -> list[Outcome]:
     return [outcome for _, outcome in worker.call_many([(op, (text, *rest), False) for text in TEXTS])]
 
 
-def test_a_clean_list_is_one_call_and_the_same_answers_as_one_call_each() -> None:
-    worker = _worker("tiktoken:cl100k_base")
+def counted(worker: WorkerExecutor) -> list[str]:
+    """Make ``worker``'s call_many record the operations it is asked (``del
+    worker.call_many`` undoes it); returns that record."""
     asked: list[str] = []
     original = worker.call_many
 
@@ -70,13 +71,19 @@ def test_a_clean_list_is_one_call_and_the_same_answers_as_one_call_each() -> Non
         asked.extend(op for op, _, _ in requests)
         return original(requests)
 
+    worker.call_many = counting  # type: ignore[method-assign]
+    return asked
+
+
+def test_a_clean_list_is_one_call_and_the_same_answers_as_one_call_each() -> None:
+    worker = _worker("tiktoken:cl100k_base")
     try:
-        worker.call_many = counting  # type: ignore[method-assign]
+        asked = counted(worker)
         many = worker.encode_many(TEXTS, ORDINARY)
         walks = worker.api_surfaces(TEXTS)
         pieces = worker.token_bytes_many([15339, 1917])
         assert asked == ["encode_many", "api_surfaces", "token_bytes_many"]
-        worker.call_many = original  # type: ignore[method-assign]
+        del worker.call_many
         assert many == _singles(worker, "encode", ORDINARY)
         assert many[0] == Outcome.ok((15339, 1917))
         assert walks == _singles(worker, "api_surface")

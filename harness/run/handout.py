@@ -23,7 +23,7 @@ __all__ = ["generated_weight", "handout"]
 
 
 def handout(submit: Callable[[list[Any]], Future], tasks: Sequence[Any], *, weights: Sequence[int] | None = None,
-            affinity: Sequence[Any] | None = None, processes: int = 2) -> Iterator[Any]:
+            affinity: Sequence[Any] | None = None, processes: int) -> Iterator[Any]:
     """Each task's result, in task order. ``submit(group)`` runs a list of tasks in one
     process (of ``processes``) and returns the future of their results, in order.
 
@@ -33,7 +33,7 @@ def handout(submit: Callable[[list[Any]], Future], tasks: Sequence[Any], *, weig
     ...     done.set_result([f"ran {task}" for task in group])
     ...     return done
     >>> handed = []
-    >>> list(handout(submit, "abcd", weights=[1, 5, 1, 3], affinity=[0, 1, 0, 2]))
+    >>> list(handout(submit, "abcd", weights=[1, 5, 1, 3], affinity=[0, 1, 0, 2], processes=2))
     ['ran a', 'ran b', 'ran c', 'ran d']
     >>> handed
     [['b'], ['d'], ['a', 'c']]
