@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import multiprocessing
 import multiprocessing.util
+import os
 import signal
+import threading
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Iterator, Sequence
@@ -208,10 +210,21 @@ def run_task(runner: Any, kind: str, units: Sequence[Any]) -> Any:
     return TASKS[kind](units)
 
 
-def _child_init() -> None:
+def _child_init(parent: int, die_with_parent: bool) -> None:
     # Ctrl-C and SIGTERM are the parent's to handle; it ends the pool
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    # a run killed outright (SIGKILL, a profiler detaching) cannot end its pool: without
+    # this its processes and their workers stayed, orphaned and blocked, for as long as
+    # nobody killed them (93 minutes, seen). Linux sends the signal when the *thread* that
+    # forked exits, so only a pool forked by the main thread asks for it (under Dask a pool
+    # may be forked by a worker thread that ends before the run does)
+    if die_with_parent:
+        from harness.worker.limits import die_with_parent as ask
+
+        ask()
+        if os.getppid() != parent:  # the parent died before the request was in place
+            os._exit(1)
     # a pool process ends with os._exit: its workers are ended and waited for here, so their
     # CPU counts in the run's (RUSAGE_CHILDREN; tests/test_jobs_workers_end.py says more)
     multiprocessing.util.Finalize(None, _close_own_workers, exitpriority=10)
@@ -404,7 +417,10 @@ class Jobs:
             self.close()
         if self._pool is None:
             context = multiprocessing.get_context("fork")
-            self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context, initializer=_child_init)
+            # with fork, the pool starts every process at the first submit, in this thread
+            forker_is_main = threading.current_thread() is threading.main_thread()
+            self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context, initializer=_child_init,
+                                             initargs=(os.getpid(), forker_is_main))
             self._forked_with = adapters
         pool, pack = self._pool, self.pack
         try:
