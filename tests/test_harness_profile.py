@@ -103,5 +103,7 @@ def test_run_profile_harness_prints_and_writes_the_profile(tmp_path: Path) -> No
     assert "harness overhead" in proc.stderr
     (written,) = [p for p in tmp_path.glob("*/harness-profile.json") if p.parent.name != "latest"]
     data = json.loads(written.read_text(encoding="utf-8"))
+    # latest/ is copied before the report's time is known; it must still hold the profile
+    assert json.loads((tmp_path / "latest" / "harness-profile.json").read_text(encoding="utf-8")) == data
     assert list(data["phases_s"]) == ["select", "vocab", "cases", "generated", "finish", "report"]
     assert "bytebpe:demo" in data["adapters_s"] and data["adapter_calls"] > 0

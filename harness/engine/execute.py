@@ -208,7 +208,9 @@ def execute(plan: Plan, *, progress: ProgressFn | None = None, quiet: bool = Tru
         if plan.outputs.profile_harness:
             clock.mark("report")
             clock.add_builds(ready.registry.build_seconds, ready.registry.build_cpu_seconds)
-            write_atomic(folder / "harness-profile.json", clock.summary())
+            summary = clock.summary()  # after the report, so latest/ (copied with it) gets it here
+            for where in (folder, latest) if latest is not None else (folder,):
+                write_atomic(where / "harness-profile.json", summary)
         return RunOutcome(result=result, data=data, folder=folder, latest=latest, new_cases=new_cases, short=short,
                           lost=corpus.lost, stopped=stopped, profile=clock)
     except PlanError:
