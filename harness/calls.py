@@ -22,7 +22,8 @@ from typing import Any, Callable, Iterable, Protocol, Sequence
 
 from harness.cases.model import Policy
 from harness.interface import Adapter, Capabilities
-from harness.outcomes import Outcome, capture, checked, surface_from_data, surface_outcome, surface_to_data, together
+from harness.outcomes import (Outcome, capture, checked, ids_each, surface_from_data, surface_outcome, surface_to_data,
+                              together)
 
 __all__ = ["AdapterInfo", "Calls", "Executor", "InProcess", "policy_kwargs", "surface_from_data", "surface_to_data"]
 
@@ -112,12 +113,13 @@ class InProcess:
         return checked(op, self._call(op, *args))
 
     def encode_many(self, texts: Sequence[str], policy: Policy) -> list[Outcome]:
-        """``call("encode", text, policy)`` for each of ``texts``, in order, without the
-        dispatch per call: on a plan's 205,000 token texts (cl100k_base) the dispatch cost
-        more than tiktoken's own encode."""
+        """``call("encode", text, policy)`` for each of ``texts``, in order (a worker's answer)."""
+        return [Outcome.ok(got) if type(got) is tuple else got for got in self.encode_ids_many(texts, policy)]
+
+    def encode_ids_many(self, texts: Sequence[str], policy: Policy) -> list[tuple[int, ...] | Outcome]:
+        """:meth:`encode_many` with a success as its IDs alone (:func:`~harness.outcomes.ids_each`)."""
         a = self._adapter
-        encode, classify, kwargs = a.encode, a.classify_error, policy_kwargs(policy)
-        return [checked("encode", capture("encode", encode, text, classify=classify, **kwargs)) for text in texts]
+        return ids_each(a.encode, texts, classify=a.classify_error, **policy_kwargs(policy))
 
     def token_bytes_many(self, ids: Sequence[int]) -> list[Outcome]:
         """``call("token_bytes", i)`` for each of ``ids``, in order, without the dispatch per
@@ -321,17 +323,20 @@ class Calls:
     def encode_ordinary(self, text: str) -> Outcome:
         return self._call("encode_ordinary", text)
 
-    def encode_many(self, texts: Sequence[str], policy: Policy) -> list[Outcome]:
-        """Each text's :meth:`encode` outcome, in order: a worker is asked all of them in
-        one call (:meth:`~harness.worker.client.WorkerExecutor.encode_many`), an adapter in
-        process in one loop (:meth:`InProcess.encode_many`); an executor with neither, one
-        call each. Nothing is memoised: for lists of distinct texts (the every-token plans)."""
+    def encode_many(self, texts: Sequence[str], policy: Policy) -> list[tuple[int, ...] | Outcome]:
+        """Each text's :meth:`encode` answer, in order: its IDs, or the outcome of a failure
+        (:data:`harness.generate.every_token.EncodeMany`); in one loop in process, in one call
+        to a worker, else one call each. Not memoised: for lists of distinct texts."""
+        ids_many = getattr(self._executor, "encode_ids_many", None)
+        if ids_many is not None:
+            return ids_many(texts, policy)
         many = getattr(self._executor, "encode_many", None)
         if many is not None:
-            return many(texts, policy)
-        outcomes = [self.encode(t, policy) for t in texts]
-        self.reset()
-        return outcomes
+            outcomes = many(texts, policy)
+        else:
+            outcomes = [self.encode(t, policy) for t in texts]
+            self.reset()
+        return [o.value if o.is_ok else o for o in outcomes]
 
     def encode_batch(self, texts: tuple[str, ...], policy: Policy) -> Outcome:
         return self._call("encode_batch", texts, policy)

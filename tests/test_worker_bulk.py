@@ -186,3 +186,50 @@ def test_the_stream_checks_decodes_are_asked_ahead_and_judge_the_same(name: str,
         assert alone == kinds
     finally:
         worker.close()
+
+
+class _NumpyInts(_Planted):
+    """tiktoken's cl100k_base answering numpy integers, which are IDs too (``checked``)."""
+
+    fault = "numpy-ints"
+
+    def encode(self, text, *, allowed_special=frozenset(), disallowed_special="all"):  # type: ignore[no-untyped-def]
+        import numpy
+
+        ids = super().encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
+        return [numpy.int64(i) for i in ids]
+
+
+class _Classified(_Planted):
+    """tiktoken's cl100k_base that refuses the trigger with an error its own
+    ``classify_error`` names (a closed vocabulary's ``unknown-token``)."""
+
+    fault = "classified"
+
+    def encode(self, text, *, allowed_special=frozenset(), disallowed_special="all"):  # type: ignore[no-untyped-def]
+        if TRIGGER in text:
+            raise LookupError(f"no token for {TRIGGER!r}")
+        return super().encode(text, allowed_special=allowed_special, disallowed_special=disallowed_special)
+
+    def classify_error(self, op, exc):  # type: ignore[no-untyped-def]
+        return "unknown-token" if op == "encode" and isinstance(exc, LookupError) else None
+
+
+@pytest.mark.parametrize("name", ["faulty:panic", "faulty:not-integers", "planted:numpy-ints", "planted:classified"])
+def test_in_process_a_list_is_one_loop_whose_answers_are_each_texts_own_call(name: str) -> None:
+    """``Calls.encode_many`` in process (``InProcess.encode_ids_many``): each success is its
+    IDs (plain ints), each failure the outcome the text's own ``encode`` call has."""
+    registry = default_registry(plugins=["tests.faulty_adapters:all"])
+    planted = {"planted:numpy-ints": _NumpyInts, "planted:classified": _Classified}
+    adapter = planted[name]() if name in planted else registry.get(name)
+    alone = [InProcess(adapter).call("encode", text, ORDINARY) for text in TEXTS]
+    listed = Calls(InProcess(adapter)).encode_many(TEXTS, ORDINARY)
+    for answer, own in zip(listed, alone):
+        if own.is_ok:
+            assert type(answer) is tuple and answer == own.value and {type(i) for i in answer} == {int}
+        else:
+            category = "unknown-token" if name == "planted:classified" else "internal-error"
+            assert answer == own and answer.kind == "raised" and answer.category == category
+    assert [o.describe() if isinstance(o, Outcome) else "ok" for o in listed].count("ok") == (3 if "numpy" in name else 2)
+    # what a worker answers for the same list: every item an Outcome, the same ones
+    assert InProcess(adapter).encode_many(TEXTS, ORDINARY) == alone

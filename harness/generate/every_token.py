@@ -94,7 +94,8 @@ class EveryTokenPlan:
 
 
 def encode_all(calls: Calls, texts: Sequence[str], policy: Policy, *, frame: int = 2 * SLICE_TOKENS) -> list[Any]:
-    """Every text's encode outcome, ``frame`` texts at a time (:meth:`Calls.encode_many`:
+    """Every text's encode answer (its IDs, or the outcome of a failure: :data:`EncodeMany`),
+    ``frame`` texts at a time (:meth:`Calls.encode_many`:
     an adapter in a worker is asked a frame per round trip; in process one loop of
     ``encode`` calls, not the library's batch call: tiktoken's own
     ``encode_ordinary_batch`` over 99,483 token texts took 3.7 s with one thread on this
@@ -106,10 +107,10 @@ def encode_all(calls: Calls, texts: Sequence[str], policy: Policy, *, frame: int
     return out
 
 
-#: encodes a list of texts under a policy on the reference: the outcomes, in order, where
-#: a success may be its IDs alone (a tuple: :meth:`harness.run.parallel.Jobs.encode_many`
-#: gets 200,000 answers from its processes, and making each an Outcome again was 0.2 s
-#: of the parent's while both processes waited)
+#: encodes a list of texts under a policy on the reference: the answers, in order, a
+#: success as its IDs alone (a tuple), a failure as its Outcome (:meth:`Calls.encode_many`;
+#: :meth:`harness.run.parallel.Jobs.encode_many` gets 200,000 answers from its processes,
+#: and making each an Outcome again was 0.2 s of the parent's while both processes waited)
 EncodeMany = Callable[[Sequence[str], Policy], list[Any]]
 
 

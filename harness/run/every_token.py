@@ -102,11 +102,11 @@ def _differing_texts(runner: Any, adapter: Calls, reference: Calls, token_slice:
     differing: list[str] = []
     agreed = 0
     for policy, positions in by_policy.items():
-        outcomes = _reference_answers(adapter, entries, positions, policy) if is_reference else \
+        answers = _reference_answers(adapter, entries, positions, policy) if is_reference else \
             encode_all(adapter, [entries[n][0] for n in positions], policy)
-        for n, outcome in zip(positions, outcomes):
+        for n, answer in zip(positions, answers):
             text, _, expected = entries[n]
-            if _agrees(adapter, text, outcome, expected, known):
+            if _agrees(adapter, text, answer, expected, known):
                 agreed += 1
             elif adapter.in_domain(text) and reference.in_domain(text):
                 differing.append(text)
@@ -117,8 +117,9 @@ def _differing_texts(runner: Any, adapter: Calls, reference: Calls, token_slice:
 
 
 def _reference_answers(reference: Calls, entries: Sequence[tuple[str, Any, tuple[int, ...] | None]],
-                       positions: Sequence[int], policy: Any) -> list[Outcome]:
-    """The reference's outcomes on ``entries`` at ``positions``: the IDs the plan holds,
+                       positions: Sequence[int], policy: Any) -> list[tuple[int, ...] | Outcome]:
+    """The reference's answers on ``entries`` at ``positions`` (as :func:`encode_all`'s):
+    the IDs the plan holds,
     which are this reference's own answers to these very texts under the same policy
     (:func:`~harness.generate.every_token.build_plan` asked it, and a cached plan is keyed
     by the reference's code, release and vocabulary), so asking again would encode each
@@ -129,23 +130,25 @@ def _reference_answers(reference: Calls, entries: Sequence[tuple[str, Any, tuple
     >>> class Asked:
     ...     def reset(self): pass
     ...     def encode_many(self, texts, policy): return [Outcome.raised("internal-error", "X", t) for t in texts]
-    >>> [o.describe() for o in _reference_answers(Asked(), [("a", ORDINARY, (64,)), ("b", ORDINARY, None)], [0, 1], ORDINARY)]
-    ['[64]', 'raised internal-error (X): b']
+    >>> got = _reference_answers(Asked(), [("a", ORDINARY, (64,)), ("b", ORDINARY, None)], [0, 1], ORDINARY)
+    >>> got[0], got[1].describe()
+    ((64,), 'raised internal-error (X): b')
     """
     asked = [n for n in positions if entries[n][2] is None]
     answers = dict(zip(asked, encode_all(reference, [entries[n][0] for n in asked], policy)))
-    return [answers[n] if n in answers else Outcome.ok(entries[n][2]) for n in positions]
+    return [answers[n] if n in answers else entries[n][2] for n in positions]
 
 
-def _agrees(adapter: Calls, text: str, outcome: Outcome, expected: tuple[int, ...] | None,
+def _agrees(adapter: Calls, text: str, answer: tuple[int, ...] | Outcome, expected: tuple[int, ...] | None,
             known: dict[int, bytes | None] | None) -> bool:
-    """Whether ``outcome`` is the reference's: the IDs it holds (``expected``) for another
-    adapter; for the reference itself (``known`` is given), IDs whose bytes join to the text."""
-    if not outcome.is_ok:
-        return False  # even where the reference raised too: the full checks judge it
+    """Whether ``answer`` (:func:`encode_all`'s) is the reference's: the IDs it holds
+    (``expected``) for another adapter; for the reference itself (``known`` is given), IDs
+    whose bytes join to the text."""
+    if type(answer) is not tuple:
+        return False  # a failure, even where the reference raised too: the full checks judge it
     if known is None:
-        return expected is not None and tuple(outcome.value) == expected
-    joined = _joined(adapter, outcome.value, known)
+        return expected is not None and answer == expected
+    joined = _joined(adapter, answer, known)
     return joined is not None and joined == text.encode("utf-8", "surrogatepass")
 
 

@@ -148,11 +148,9 @@ def _encode_task(work: Sequence[tuple[str, Sequence[str], Any]]) -> list[list[An
     from harness.generate.every_token import encode_all
 
     calls = _RUNNER.selected.calls
-    # a success travels as its IDs alone: pickling 8,192 Outcome objects cost the parent
-    # more than encoding the texts itself (and :data:`~harness.generate.every_token.EncodeMany`
-    # takes the IDs as they are)
-    return [[tuple(o.value) if o.is_ok else o for o in encode_all(calls[name], texts, policy)]
-            for name, texts, policy in work]
+    # a success travels as its IDs alone, as encode_all answers: pickling 8,192 Outcome
+    # objects cost the parent more than encoding the texts itself
+    return [encode_all(calls[name], texts, policy) for name, texts, policy in work]
 
 
 def _pool_task(specs: Sequence[dict[str, Any]]) -> list[Any]:
