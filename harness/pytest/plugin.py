@@ -209,15 +209,19 @@ def _long_sizes(text: str | None) -> tuple[int, ...]:
         raise pytest.UsageError(f"tokconf: --tokconf-long-sizes {exc}") from exc
 
 
-def _suite(config: pytest.Config, request: SuiteRequest) -> Any:
+def _suite(config: pytest.Config, request: SuiteRequest) -> tuple[Any, Any]:
+    """(the suite of ``request``, its :class:`~harness.pytest.listing.Listing`); bad input
+    is a usage error. Under pytest-xdist one worker builds the suite to list its items, and
+    the others read the list (:mod:`harness.pytest.listing`)."""
+    from harness.pytest.listing import listing_of, shared
     from harness.pytest.suite import Suite, SuiteError
 
     options = _options(config, request)
     suites = config.stash.setdefault(_SUITES, {})
     if options not in suites:
         try:
-            suites[options] = Suite(options)
-            suites[options].selected  # noqa: B018 - load now, so bad input is a usage error
+            suite = Suite(options)
+            suites[options] = (suite, shared(options, lambda: listing_of(suite))[0])
         except SuiteError as exc:
             raise pytest.UsageError(f"tokconf: {exc}") from exc
     return suites[options]
@@ -257,33 +261,33 @@ class SuiteCollector(pytest.Collector):
         self.request = request
 
     def collect(self) -> Iterator[Any]:
-        suite = _suite(self.config, self.request)
+        suite, listing = _suite(self.config, self.request)
         self.config.stash.setdefault(_USED, [])
-        if suite not in self.config.stash[_USED]:
-            self.config.stash[_USED].append(suite)
-        for name, reason in suite.missing().items():
+        if (suite, listing) not in self.config.stash[_USED]:
+            self.config.stash[_USED].append((suite, listing))
+        for name, reason in listing.missing:
             yield UnavailableItem.from_parent(self, name=f"unavailable[{name}]", suite=suite, reason=reason)
         by_file: dict[str, list[Any]] = {}
-        for unit in suite.units():
-            if unit.phase == "cases":
-                by_file.setdefault(suite.case_label(unit.case), []).append(unit)
-        for unit in suite.units():
-            if unit.phase == "cases":
-                label = suite.case_label(unit.case)
-                if label in by_file:  # a file's cases together, where its first case stands
-                    yield CaseFileCollector.from_parent(self, name=label, suite=suite, units=by_file.pop(label))
+        for listed in listing.items:
+            if listed.label:
+                by_file.setdefault(listed.label, []).append(listed)
+        for listed in listing.items:
+            if listed.label:
+                if listed.label in by_file:  # a file's cases together, where its first case stands
+                    yield CaseFileCollector.from_parent(self, name=listed.label, suite=suite,
+                                                        cases=by_file.pop(listed.label))
             else:
-                yield UnitItem.from_parent(self, name=unit.name, suite=suite, unit=unit)
+                yield UnitItem.from_parent(self, name=listed.name, suite=suite, listed=listed)
 
 
 class CaseFileCollector(pytest.Collector):
-    def __init__(self, *, suite: Any, units: list[Any], **kwargs: Any) -> None:
+    def __init__(self, *, suite: Any, cases: list[Any], **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.suite, self.units = suite, units
+        self.suite, self.cases = suite, cases
 
     def collect(self) -> Iterator[Any]:
-        for unit in self.units:
-            yield CaseItem.from_parent(self, name=unit.case.id, suite=self.suite, unit=unit)
+        for listed in self.cases:
+            yield CaseItem.from_parent(self, name=listed.name, suite=self.suite, listed=listed)
 
 
 class TokconfFailure(Exception):
@@ -317,9 +321,20 @@ class _TokconfItem(pytest.Item):
 class UnitItem(_TokconfItem):
     """One unit of the plan: a vocabulary check, a slice of generated inputs, the steered ones."""
 
-    def __init__(self, *, unit: Any, **kwargs: Any) -> None:
+    def __init__(self, *, listed: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.unit = unit
+        self.listed = listed
+
+    @property
+    def unit(self) -> Any:
+        """The plan's unit at this item's place (the suite is built here if another
+        pytest-xdist worker listed the items), which must have the item's name."""
+        unit = self.suite.units()[self.listed.index]
+        if unit.name != self.listed.name:
+            raise RuntimeError(f"tokconf: the plan built in this process has {unit.name!r} where the items were "
+                               f"collected with {self.listed.name!r} (the plan changed after collection); "
+                               "run again, or with -n 0")
+        return unit
 
     def runtest(self) -> None:
         self._fail_on(self.suite.run(self.unit))
@@ -328,11 +343,11 @@ class UnitItem(_TokconfItem):
 class CaseItem(UnitItem):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        for tag in self.unit.case.tags:
+        for tag in self.listed.tags:
             self.keywords[tag] = True
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
-        return Path(self.unit.case.file), self.unit.case.line - 1, f"case {self.unit.case.id}"
+        return Path(self.listed.path), self.listed.line - 1, f"case {self.listed.name}"
 
 
 class UnavailableItem(_TokconfItem):
@@ -358,8 +373,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-    for suite in config.stash.get(_USED, []):
-        missing = suite.unavailable()
+    for suite, listing in config.stash.get(_USED, []):
+        missing = dict(listing.unavailable)
         if missing:
             terminalreporter.write_line(f"tokconf: {len(missing)} adapter(s) unavailable, not tested:")
             width = max(40, config.get_terminal_writer().fullwidth - 1)
@@ -375,8 +390,11 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    for suite in config.stash.get(_SUITES, {}).values():
+    from harness.pytest.listing import clean_up
+
+    for suite, _ in config.stash.get(_SUITES, {}).values():
         suite.close()
+    clean_up()
 
 
 def _write_report(suite: Any, target: str) -> str:
