@@ -2,7 +2,8 @@
 
 ``harness.run.evidence.gather`` used to build a piece for every ID and a JSON round for
 every merge of a million-character input, then ``parity.json`` kept the first 1,000
-pieces and no trace of it; special literals were found one character at a time.
+pieces and no trace of it; special literals were found one character at a time. A long
+input is not traced at all now; a shorter one keeps its first rounds.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from harness.calls import Calls, InProcess
-from harness.cases.model import Policy
+from harness.cases.model import LONG_TEXT_CHARS, Policy
 from harness.checks.base import ORDINARY, Finding
 from harness.report.bounds import MAX_ITEMS
 from harness.run.evidence import _MAX_PIECES, _MAX_TRACE_ROUNDS, gather, special_segments
@@ -65,7 +66,20 @@ def test_a_long_inputs_evidence_keeps_what_the_report_keeps() -> None:
                                                                         "reference": MAX_ITEMS + 1}
     assert evidence.pieces["adapter"][:3] == ["ab", "1", "\u2420ab"]  # a space drawn as ␠
     assert evidence.piece_bytes["adapter"][1] == b"1".hex()
-    rounds = evidence.traces[adapter.name]
+    assert evidence.first_difference == len(ids) - 1
+    # no trace: the report leaves a long input's out, and its merge rounds (a million for a
+    # million characters) were memoised with the adapter's calls (188 MB on the shipped cases)
+    assert evidence.traces == {} and not [key for key in adapter._memo if key[0] == "trace"]
+
+
+def test_a_shorter_inputs_trace_keeps_its_first_rounds() -> None:
+    adapter = Calls(InProcess(build_rank_mode("cl100k_base")))
+    reference = Calls(InProcess(TiktokenAdapter("cl100k_base")))
+    text = "ab1 " * 2_000  # 8,000 characters, under the long inputs' 10,000: traced
+    assert len(text) < LONG_TEXT_CHARS
+    ids = adapter.encode(text, ORDINARY).value
+    finding = Finding(adapter.name, "id-parity", "content", "", text, policy=ORDINARY,
+                      ids=(("adapter", tuple(ids)), ("reference", tuple(ids[:-1]))))
+    rounds = gather(finding, adapter, reference).traces[adapter.name]
     assert len(rounds) == _MAX_TRACE_ROUNDS
     assert rounds[0]["pair"] == ["a", "b"]  # the first rounds are those of the whole trace
-    assert evidence.first_difference == len(ids) - 1
