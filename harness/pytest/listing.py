@@ -82,14 +82,14 @@ def listing_of(suite: Any) -> Listing:
     return Listing(missing=missing, unavailable=tuple(suite.unavailable().items()), items=tuple(items))
 
 
-def shared(options: Any, make: Callable[[], Listing]) -> tuple[Listing, bool]:
-    """(the listing, whether ``make`` made it here). Outside pytest-xdist, ``make()``. In an
-    xdist worker, the listing the first worker of this test run made for the same
-    ``options``; made here (and written for the others) when this worker is first. A
-    ``make`` that raises writes nothing: each worker then raises its own error."""
+def shared(options: Any, make: Callable[[], Listing]) -> Listing:
+    """Outside pytest-xdist, ``make()``. In an xdist worker, the listing the first worker of
+    this test run made for the same ``options``; made here (and written for the others)
+    when this worker is first. A ``make`` that raises writes nothing: each worker then
+    raises its own error."""
     run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
     if not run:
-        return make(), True
+        return make()
     key = hashlib.sha256(repr(options).encode("utf-8")).hexdigest()[:16]
     path = Path(tempfile.gettempdir()) / f"tokconf-pytest-{run}-{key}.json"
     lock = path.with_suffix(".lock")
@@ -97,14 +97,14 @@ def shared(options: Any, make: Callable[[], Listing]) -> tuple[Listing, bool]:
     with open(lock, "a", encoding="ascii") as held:
         fcntl.flock(held, fcntl.LOCK_EX)  # released when the file closes, or the process dies
         try:
-            return Listing.from_json(path.read_text(encoding="ascii")), False
+            return Listing.from_json(path.read_text(encoding="ascii"))
         except (OSError, ValueError, KeyError, TypeError):
             pass  # not written yet (or torn by a worker that died writing it): made here
         listing = make()
         partial = path.with_suffix(f".{os.getpid()}.tmp")
         partial.write_text(listing.to_json(), encoding="ascii")
         partial.replace(path)
-        return listing, True
+        return listing
 
 
 def clean_up() -> None:

@@ -221,7 +221,7 @@ def _suite(config: pytest.Config, request: SuiteRequest) -> tuple[Any, Any]:
     if options not in suites:
         try:
             suite = Suite(options)
-            suites[options] = (suite, shared(options, lambda: listing_of(suite))[0])
+            suites[options] = (suite, shared(options, lambda: listing_of(suite)))
         except SuiteError as exc:
             raise pytest.UsageError(f"tokconf: {exc}") from exc
     return suites[options]
