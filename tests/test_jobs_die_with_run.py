@@ -19,7 +19,7 @@ import threading
 import time
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Sequence
+from typing import Callable, Sequence
 
 import pytest
 
@@ -113,7 +113,7 @@ def _alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
-def _wait_until(condition, seconds: float) -> bool:  # type: ignore[no-untyped-def]
+def _wait_until(condition: Callable[[], bool], seconds: float) -> bool:
     """Poll ``condition`` until it holds or ``seconds`` pass (a deadline, not a speed claim)."""
     end = time.monotonic() + seconds
     while time.monotonic() < end:
