@@ -208,7 +208,7 @@ def run_task(runner: Any, kind: str, units: Sequence[Any]) -> Any:
     return TASKS[kind](units)
 
 
-def _child_init(parent: int, die_with_parent: bool) -> None:
+def _child_init(parent: int, tied: bool) -> None:
     # Ctrl-C and SIGTERM are the parent's to handle; it ends the pool
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -217,10 +217,10 @@ def _child_init(parent: int, die_with_parent: bool) -> None:
     # nobody killed them (93 minutes, seen). Linux sends the signal when the *thread* that
     # forked exits, so only a pool forked by the main thread asks for it (under Dask a pool
     # may be forked by a worker thread that ends before the run does)
-    if die_with_parent:
-        from harness.worker.limits import die_with_parent as ask
+    if tied:
+        from harness.worker.limits import die_with_parent
 
-        ask()
+        die_with_parent()
         if os.getppid() != parent:  # the parent died before the request was in place
             os._exit(1)
     # a pool process ends with os._exit: its workers are ended and waited for here, so their
