@@ -39,6 +39,7 @@ from harness.checks.base import ORDINARY, Finding
 from harness.run.deltas import Delta, combined, delta_of, judge_delta, merge
 from harness.run.handout import generated_weight, handout
 from harness.run.prefetch import prefetch
+from harness.run.screen import screened_only
 
 __all__ = ["CASES_PER_TASK", "Delta", "GeneratedUnit", "Jobs", "JobsBroken", "TEXTS_PER_ENCODE_TASK", "TEXTS_PER_TASK",
            "chunked", "generated_weight", "judge_delta", "merge", "run_task"]
@@ -68,7 +69,8 @@ def _case_task(task: tuple[Sequence[Case], dict[str, list[Finding]]]) -> Delta:
     sub.vocab_findings = {**runner.vocab_findings, **vocab_findings}
     before = len(sub.notes)
     pairs = {case.id: sub.case_pairs(case) for case in cases}
-    prefetch((adapter, reference, case.text, case.policy) for case in cases for adapter, reference in pairs[case.id])
+    prefetch(((adapter, reference, case.text, case.policy) for case in cases for adapter, reference in pairs[case.id]),
+             screened=screened_only(cases))
     for case in cases:
         sub.run_case(case)
     return delta_of(sub, before)

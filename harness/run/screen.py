@@ -10,22 +10,35 @@ documents it compared.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable
 
 from harness.cases.corpus import is_document
 from harness.checks import TEXT_CHECKS, run_text_check
 from harness.checks.base import Finding, Result, Subject
 
-__all__ = ["SCREEN_CHECKS", "text_check_results"]
+__all__ = ["SCREEN_CHECKS", "screened_only", "text_check_results"]
 
 SCREEN_CHECKS: tuple[str, ...] = ("id-parity", "error-category", "round-trip")
 
 
+def _screened(case: Any) -> bool:
+    """A case file's own ``screened`` tag is only a tag: its ids cannot be a document's."""
+    return "screened" in case.tags and is_document(case)
+
+
+def screened_only(cases: Iterable[Any]) -> frozenset[str]:
+    """The texts of ``cases`` that only the screen checks unless it finds something: those
+    of screened documents and of no other case (a text also checked in full is asked in
+    full)."""
+    cases = list(cases)
+    full = {case.text for case in cases if not _screened(case)}
+    return frozenset(case.text for case in cases if _screened(case) and case.text not in full)
+
+
 def text_check_results(case: Any, subject: Subject) -> list[tuple[str, Result]]:
     """(check, result) for every text check on ``subject``, or for the screen's alone when
-    ``case`` is a screened corpus document on which they find nothing. A case file's own
-    ``screened`` tag is only a tag: its ids cannot be a document's."""
-    if "screened" in case.tags and is_document(case):
+    ``case`` is a screened corpus document on which they find nothing."""
+    if _screened(case):
         results = [(check, run_text_check(check, subject)) for check in SCREEN_CHECKS]
         if not any(isinstance(result, Finding) for _, result in results):
             return results
