@@ -16,6 +16,8 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from harness.cases.corpus import DEFAULT_FULL_CHECKS_EVERY, CorpusOptions, Document, document_case, fully_checked
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -123,28 +125,29 @@ def test_jobs_processes_hand_documents_back_packed_and_the_report_is_that_of_one
     assert seen[0][0] == 1 and log.count(b'"test:omega-swapped"') == 100
 
 
-def test_a_screened_document_is_not_walked_ahead_but_a_flagged_one_runs_api_surface(tmp_path: Path) -> None:
+@pytest.mark.parametrize("isolation", ["--no-isolate", "--isolate"])
+def test_a_screened_document_is_not_walked_ahead_but_a_flagged_one_runs_api_surface(tmp_path: Path,
+                                                                                    isolation: str) -> None:
     # tiktoken walks its API surface (~20 paths, a thread pool per batch path); asked ahead
     # for every document, the walk was 80 % of a --corpus run, though the screen's three
     # checks never read it. A document the screen flags still runs api-surface: its walk
     # is asked when the check asks it (hf encodes a lone surrogate that tiktoken refuses).
-    (tmp_path / "plain").mkdir()
-    (tmp_path / "flagged").mkdir()
-    plain = corpus(tmp_path / "plain", SCREENED)
-    flagged = corpus(tmp_path / "flagged", [*SCREENED[:2], f"{SCREENED[2]} \ud800"])
+    # In process and in workers (which are asked a task's calls ahead in one round trip).
+    runs = {"plain": (SCREENED, "1000000"), "all": (SCREENED, "1"),
+            "flagged": ([*SCREENED[:2], f"{SCREENED[2]} \ud800"], "1000000")}
     seen = {}
-    for name, documents, rate in (("plain", plain, "1000000"), ("all", plain, "1"), ("flagged", flagged, "1000000")):
+    for name, (texts, rate) in runs.items():
+        (tmp_path / name).mkdir()
         out = tmp_path / name / "out"
         done = subprocess.run(
             [sys.executable, "-m", "harness", "run", "--impl", "tiktoken:cl100k_base", "--impl", "hf:cl100k_base",
-             "--no-cases", "--no-generated",
-             "--no-everyday", "--no-every-token", "--no-isolate", "--jobs", "1", "--full-checks-every", rate,
-             "--profile-harness", "--corpus", str(documents), "--out", str(out), "--quiet"],
+             "--no-cases", "--no-generated", "--no-everyday", "--no-every-token", isolation, "--jobs", "1",
+             "--full-checks-every", rate, "--profile-harness", "--corpus", str(corpus(tmp_path / name, texts)),
+             "--out", str(out), "--quiet"],
             capture_output=True, text=True, cwd=ROOT)
         assert done.returncode in (0, 1), done.stderr
         profile = json.loads((out / "latest" / "harness-profile.json").read_text(encoding="utf-8"))
-        report = json.loads((out / "latest" / "parity.json").read_text(encoding="utf-8"))
-        seen[name] = ("api_surface" in profile["adapter_calls_by_op_s"],
-                      report["matrix"]["hf:cl100k_base"]["api-surface"]["inputs"],
-                      report["matrix"]["hf:cl100k_base"]["error-category"]["status"])
+        cells = json.loads((out / "latest" / "parity.json").read_text(encoding="utf-8"))["matrix"]["hf:cl100k_base"]
+        seen[name] = ("api_surface" in profile["adapter_calls_by_op_s"], cells["api-surface"]["inputs"],
+                      cells["error-category"]["status"])
     assert seen == {"plain": (False, 0, "agree"), "all": (True, 5, "agree"), "flagged": (True, 1, "unexpected")}
