@@ -8,12 +8,14 @@ read): 4.5 s of the user's path under ``--jobs 2`` on this 2-core machine.
 
 The adapter below is tiktoken's cl100k_base in a worker; each worker process writes
 ``started-PID`` when it builds the adapter and ``ended-PID`` when it exits cleanly (an
-``atexit`` hook, which a SIGKILL never runs).
+``atexit`` hook, which a SIGKILL never runs), and ``built-PID-N`` for each build (what
+``tests/test_plugin_xdist.py`` counts).
 """
 
 from __future__ import annotations
 
 import atexit
+import itertools
 import os
 import subprocess
 import sys
@@ -23,6 +25,7 @@ from harness.registry import AdapterSpec
 from tests.wrong_adapters import ENCODING, _Wrapped
 
 MARKS = "TOKCONF_TEST_WORKER_MARKS"
+_BUILDS = itertools.count()
 
 
 class _Marked(_Wrapped):
@@ -34,6 +37,7 @@ class _Marked(_Wrapped):
         if folder:
             pid = os.getpid()
             Path(folder, f"started-{pid}").touch()
+            Path(folder, f"built-{pid}-{next(_BUILDS)}").touch()
             atexit.register(lambda: Path(folder, f"ended-{pid}").touch())
 
 
