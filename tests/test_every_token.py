@@ -178,6 +178,50 @@ def test_an_encodings_plan_is_made_after_the_one_before_it_ran_and_let_go(monkey
     assert runner.coverage.summary()["bytebpe:demo"]["every_token"]["checked"] == len(demo.ids)
 
 
+def test_the_pytest_suite_makes_an_encodings_plan_when_its_items_run_and_lets_it_go(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # session 30: collecting the suite made every encoding's plan, and its items held them
+    # all to the end of the session (the default adapters on a fresh cache: 14 s and 520 MB
+    # in each pytest-xdist worker that collected); now as the run above, one at a time
+    import gc
+    import weakref
+
+    from harness.pytest.suite import Suite, SuiteOptions
+    from harness.run import every_token
+
+    made: list[weakref.ref] = []
+    events: list[str] = []
+    real_plan_for = every_token.plan_for
+
+    def plan_for(selected, reference, cache=None, **how):  # type: ignore[no-untyped-def]
+        gc.collect()
+        events.append(f"plan {reference.name} ({sum(ref() is not None for ref in made)} earlier held)")
+        plan = real_plan_for(selected, reference, cache, **how)
+        made.append(weakref.ref(plan.slices[0]))
+        return plan
+
+    monkeypatch.setattr(every_token, "plan_for", plan_for)
+    (tmp_path / "none.yaml").write_text("version: 1\ncases: []\n", encoding="utf-8")
+    suite = Suite(SuiteOptions(impls=("bytebpe:demo", "bytebpe-ltr:demo", "simple-v1:lighthouse", "char-demo:lowest"),
+                               cases=(str(tmp_path / "none.yaml"),), everyday=False, default_long=False, cache=False,
+                               isolate="none", profile="ci"))
+    try:
+        units = suite.units()
+        assert [u.name for u in units if u.phase == "every-token"] == [
+            "every-token[char-demo:lowest]", "every-token[simple-v1:lighthouse]", "every-token[bytebpe-ltr:demo]",
+            "every-token[bytebpe:demo]"]
+        assert events == []  # collected: named, nothing made
+        for unit in units:  # the two demo adapters differ (a case documents it): records, not asserted here
+            suite.run(unit)
+        assert events == ["plan char-demo:lowest (0 earlier held)", "plan simple-v1:lighthouse (0 earlier held)",
+                          "plan bytebpe-ltr:demo (0 earlier held)"]
+        gc.collect()
+        assert [ref() for ref in made] == [None, None, None]
+        assert suite.collector.coverage.summary()["bytebpe:demo"]["every_token"]["checked"] > 0
+    finally:
+        suite.close()
+
+
 def test_a_run_from_the_unit_cache_reads_no_plan(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # issue 25: loading o200k_base's cached plan (145 MB) to key units that all come
     # from the cache set a second default run's peak; a small summary keys them now
@@ -354,7 +398,10 @@ def test_under_jobs_the_plan_is_asked_in_the_job_processes_and_is_the_same_plan(
         runner.jobs.close()
     asked = [line.split() for line in log.read_text(encoding="ascii").split("\n") if line]
     here = sum(int(n) for pid, n in asked if pid == str(os.getpid()))  # a list of one task stays here
-    assert len({pid for pid, _ in asked} - {str(os.getpid())}) == 2 and here <= 100
+    # asked in the job processes; not "in both": the processes take tasks as they come free,
+    # and on a loaded machine one of them took every task before the other started (seen
+    # in a full-suite run, session 30)
+    assert {pid for pid, _ in asked} - {str(os.getpid())} and here <= 100
     assert sum(int(n) for _, n in asked) == sum(in_order)  # each text asked once
     assert len(in_order) == 2  # the ordinary texts in one list (spread at once), the literals in another
     assert [s.digest for s in spread.slices] == [s.digest for s in serial.slices]

@@ -10,6 +10,7 @@ CLI, the pytest plugin and Dask run it with the others, unchanged.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
@@ -57,11 +58,15 @@ class UnitGroups:
     The units of a group share inputs only they need (every-token: one encoding's plan,
     its slices 105 MB for o200k_base); :func:`run_units` runs a group before the next is
     made, so one group's inputs are held, not every group's (issue 25). Iterating gives
-    every unit, as a list of them would (the pytest plugin collects them all)."""
+    every unit, as a list of them would; ``named`` names them without making any."""
 
     #: how many units the groups hold, known before any is made (the progress bar's total)
     count: int
     groups: Callable[[], Iterator[Sequence[PhaseUnit]]]
+    #: each group as its units' names and a maker of that group alone, before any group is
+    #: made (None: only ``groups``): the pytest plugin names its items from the names and
+    #: makes a group when one of its items runs, so collecting the suite makes none
+    named: Callable[[], Iterator[tuple[Sequence[str], Callable[[], Sequence[PhaseUnit]]]]] | None = None
 
     def __iter__(self) -> Iterator[PhaseUnit]:
         for group in self.groups():
@@ -145,19 +150,25 @@ def _every_token_units(ctx: RunContext) -> UnitGroups | list[PhaseUnit]:
     one group, made when it runs. ci and nightly only: dev stays a quick look."""
     if ctx.profile == "dev":
         return []
-    from harness.run.every_token import adapter_task_groups, unit_count
+    from harness.run.every_token import named_task_groups, unit_count
 
     runner = ctx.runner
     runner.phase = "every-token"
 
-    def groups() -> Iterator[list[PhaseUnit]]:
-        for group in adapter_task_groups(runner):
-            units = [PhaseUnit(name, "every-token", task) for name, task in group]
-            del group  # what is run is dropped when it has run, before the next plan is made
-            yield units
-            del units
+    def make(tasks: Callable[[], Sequence[tuple[str, Any]]]) -> list[PhaseUnit]:
+        return [PhaseUnit(name, "every-token", task) for name, task in tasks()]
 
-    return UnitGroups(unit_count(runner.selected), groups)
+    def groups() -> Iterator[list[PhaseUnit]]:
+        for _, tasks in named_task_groups(runner):
+            units = make(tasks)
+            yield units
+            del units  # what is run is dropped when it has run, before the next plan is made
+
+    def named() -> Iterator[tuple[Sequence[str], Callable[[], list[PhaseUnit]]]]:
+        for names, tasks in named_task_groups(runner):
+            yield names, functools.partial(make, tasks)
+
+    return UnitGroups(unit_count(runner.selected), groups, named)
 
 
 def _cases(ctx: RunContext) -> None:

@@ -24,8 +24,9 @@ for it (``in_domain``), as everywhere.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from harness.calls import Calls
 from harness.checks.base import ORDINARY, Finding, shape
@@ -33,8 +34,11 @@ from harness.generate.every_token import EncodeMany, EveryTokenPlan, TokenSlice,
 from harness.outcomes import Outcome
 from harness.run.settle import Candidate
 
-__all__ = ["FULL_CHECKS_PER_SLICE", "PlanSource", "PlanSummary", "SliceRef", "adapter_task_groups", "plan_for",
-           "run_slice", "unit_count"]
+__all__ = ["FULL_CHECKS_PER_SLICE", "PlanSource", "PlanSummary", "SliceRef", "adapter_task_groups",
+           "named_task_groups", "plan_for", "run_slice", "unit_count"]
+
+#: one encoding's units: (adapter, its task: every slice of the encoding, on it alone)
+GroupTasks = list[tuple[str, list[tuple[Any, tuple[str, ...]]]]]
 
 #: texts per (adapter, slice) that differ and get the full checks; the rest are counted
 FULL_CHECKS_PER_SLICE = 4
@@ -218,26 +222,39 @@ def _compare_bytes(runner: Any, adapter: Calls, token_slice: TokenSlice) -> None
         runner.pending.append(Candidate(finding, ORDINARY, token_slice.reference, "generated", None))
 
 
-def adapter_task_groups(runner: Any) -> Iterator[list[tuple[str, list[tuple[Any, tuple[str, ...]]]]]]:
+def adapter_task_groups(runner: Any) -> Iterator[GroupTasks]:
     """The phase's units, one encoding's at a time: (adapter, its task: every slice of its
     encoding on it alone), the reference first. An encoding's plan is made only when the
     group before it has run (:class:`harness.engine.phases.UnitGroups`): the slices of
-    every encoding at once set a default run's peak (issue 25). The references are asked
-    here, once, and each one's reachability audit goes into its coverage entry.
+    every encoding at once set a default run's peak (issue 25)."""
+    for _, make in named_task_groups(runner):
+        yield make()
 
-    The slices are :class:`SliceRef`: what the unit cache's key needs (reference, digest)
-    comes from a small cached :class:`PlanSummary`, and the plan itself (145 MB for
-    o200k_base) is read or made only when a unit of its group is not in the cache."""
+
+def named_task_groups(runner: Any) -> Iterator[tuple[list[str], Callable[[], GroupTasks]]]:
+    """Each group of :func:`adapter_task_groups` as its adapters' names and a maker of that
+    group alone: the pytest plugin names its items from the names, and makes a group when
+    one of its items runs, so collecting the suite makes no plan (14 s and 520 MB for
+    the default adapters on a fresh cache, measured in session 30).
+
+    A made group's references are asked once, and each one's reachability audit goes into
+    its coverage entry. The slices are :class:`SliceRef`: what the unit cache's key needs
+    (reference, digest) comes from a small cached :class:`PlanSummary`, and the plan itself
+    (145 MB for o200k_base) is read or made only when a unit of its group is not in the
+    cache."""
+    for reference, names in _groups(runner.selected):
+        yield names, functools.partial(_group_tasks, runner, reference, names)
+
+
+def _group_tasks(runner: Any, reference: Calls, names: list[str]) -> GroupTasks:
     selected = runner.selected
     cache = getattr(runner, "unit_cache", None)
-    for reference, names in _groups(selected):
-        source = PlanSource(selected, reference, cache, encode_many=runner.jobs.encode_many(reference.name))
-        summary = source.summary() if cache is None else \
-            cache.remembered(selected, "every-token", [reference.name], [b"summary"], source.summary)
-        runner.coverage.audited(reference, summary.reachability)
-        slices = [SliceRef(source, n, digest) for n, digest in enumerate(summary.digests)]
-        yield [(name, [(token_slice, (name,)) for token_slice in slices]) for name in names]
-        del slices, source  # run by now: not held while the next plan is made
+    source = PlanSource(selected, reference, cache, encode_many=runner.jobs.encode_many(reference.name))
+    summary = source.summary() if cache is None else \
+        cache.remembered(selected, "every-token", [reference.name], [b"summary"], source.summary)
+    runner.coverage.audited(reference, summary.reachability)
+    slices = [SliceRef(source, n, digest) for n, digest in enumerate(summary.digests)]
+    return [(name, [(token_slice, (name,)) for token_slice in slices]) for name in names]
 
 
 @dataclass(frozen=True)
