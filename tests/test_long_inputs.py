@@ -310,3 +310,56 @@ def test_encode_reads_a_million_characters_from_a_file_or_stdin(tmp_path: Path) 
     ids = subprocess.run([sys.executable, "-m", "harness", "decode", "--json", "--impl", "tiktoken:cl100k_base",
                           "--file", "-"], input="[15339, 198]", capture_output=True, text=True, timeout=300)
     assert json.loads(ids.stdout)["results"][0]["text"] == "hello\n"
+
+
+def _worker_children() -> set[int]:
+    """The pids of this process's ``harness.worker`` children (from /proc)."""
+    import os
+
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text(encoding="ascii")
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue  # gone meanwhile
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        if ppid == os.getpid() and b"harness.worker" in cmdline:
+            found.add(int(entry.name))
+    return found
+
+
+def test_an_encodings_long_workers_end_when_the_next_encodings_units_start_and_come_back_when_asked() -> None:
+    # session 30: a --jobs 1 run or a pytest session kept the worker of every adapter that
+    # climbed the tier (80-170 MB each, 20 and more in a default run) until it ended
+    from harness.run.long_tier import long_units, run_unit
+
+    registry = default_registry()
+    isolation = Isolation(mode="auto", timeout_s=30.0, setup=WorkerSetup.from_registry(registry))
+    selected = select(registry, impls=["tiktoken:cl100k_base", "tiktoken:r50k_base"], isolation=isolation)
+    try:
+        runner = Runner(selected, max_shrink_calls=0)
+        units = long_units(runner, LongOptions(kinds=("letters", "digits"), lengths=(1000,)))
+        assert [(u.reference, u.kind) for u in units] == [
+            (r, k) for r in dict.fromkeys(u.reference for u in units) for k in ("letters", "digits")]
+        first, second = dict.fromkeys(u.reference for u in units)
+        held = []
+        for unit in units:
+            assert run_unit(runner, unit) == {unit.reference: 1000}
+            held.append(_worker_children())
+        # one worker for the first encoding's two units, then only the second encoding's
+        assert len(held[0]) == 1 and held[1] == held[0]
+        assert len(held[2]) == 1 and held[2].isdisjoint(held[0]) and held[3] == held[2]
+        # the first encoding's calls still answer (a shrink after the tier asks them):
+        # its worker starts again
+        from harness.checks.base import ORDINARY
+
+        again = selected.calls[first].encode("hello world", ORDINARY)
+        assert again.is_ok and list(again.value) == {"tiktoken:cl100k_base": [15339, 1917],
+                                                     "tiktoken:r50k_base": [31373, 995]}[first]
+        assert len(_worker_children() - held[2]) == 1
+    finally:
+        selected.close()
+    assert _worker_children() == set()
