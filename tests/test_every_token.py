@@ -218,6 +218,8 @@ def test_the_pytest_suite_makes_an_encodings_plan_when_its_items_run_and_lets_it
         gc.collect()
         assert [ref() for ref in made] == [None, None, None]
         assert suite.collector.coverage.summary()["bytebpe:demo"]["every_token"]["checked"] > 0
+        # the judge reads records, not the outcome log: it holds no second copy of it
+        assert suite.collector.inputs and suite.judge.inputs == {}
     finally:
         suite.close()
 
