@@ -18,7 +18,6 @@ in-process adapters run the tier there, and the run says so in a note.
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,10 +47,8 @@ def unbounded(selected: Any) -> bool:
 
 def bounded_calls(runner: Any, name: str) -> Any:
     """``name``'s calls under the per-call timeout: a worker of its own when it runs in
-    this process (these calls stay the adapter's for the rest of the run, so shrinking a
-    long finding is bounded too; the worker ends when another encoding's long units start
-    and starts again if asked), as it is when it already runs in one; in process under
-    ``--no-isolate``."""
+    this process (kept for the rest of the run, so shrinking a long finding is bounded
+    too), as it is when it already runs in one; in process under ``--no-isolate``."""
     from harness.calls import Calls
 
     selected = runner.selected
@@ -65,32 +62,7 @@ def bounded_calls(runner: Any, name: str) -> Any:
     if isinstance(current.executor, TimedExecutor):  # --profile-harness times the long calls too
         bounded.wrap_executor(current.executor.around)
     selected.calls[name] = bounded
-    _MADE.add(bounded)
     return bounded
-
-
-#: the calls :func:`bounded_calls` made (each with a worker of its own)
-_MADE: "weakref.WeakSet[Any]" = weakref.WeakSet()
-
-#: per run (its selection): the reference of the long units that started the workers
-#: :func:`bounded_calls` keeps, and those adapters
-_BOUNDED: "weakref.WeakKeyDictionary[Any, tuple[str, set[str]]]" = weakref.WeakKeyDictionary()
-
-
-def _release_other_group(selected: Any, reference: str) -> None:
-    """End the workers :func:`bounded_calls` started for another encoding's long units.
-
-    Each is a Python process of 80-170 MB, and a ``--jobs 1`` run or a pytest session held
-    one for every adapter that climbs the tier (20 and more) until it ended. A call that
-    still needs one later (shrinking a long finding) starts it again, as after a crash."""
-    held = _BOUNDED.get(selected)
-    if held is None or held[0] == reference:
-        return
-    for name in held[1]:
-        calls = selected.calls.get(name)
-        if calls is not None:
-            calls.close()
-    del _BOUNDED[selected]
 
 
 def takes(limit: int | None, length: int) -> bool:
@@ -137,12 +109,7 @@ def run_unit(runner: Any, unit: LongUnit) -> dict[str, int]:
     limits = declared_limits(runner.selected, unit)
     # a worker is started only for an adapter that takes some size
     climbing = [n for n in unit.adapters if any(takes(limits[n], length) for length in unit.options.lengths)]
-    selected = runner.selected
-    _release_other_group(selected, unit.reference)  # an encoding's units come one after another
     calls = {name: bounded_calls(runner, name) for name in climbing}
-    mine = {name for name in climbing if calls[name] in _MADE}
-    if mine:
-        _BOUNDED.setdefault(selected, (unit.reference, set()))[1].update(mine)
     reference = calls[unit.reference]
     reach = dict.fromkeys(unit.adapters, 0)
     for length in unit.options.lengths:
