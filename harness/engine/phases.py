@@ -158,15 +158,15 @@ def _every_token_units(ctx: RunContext) -> UnitGroups | list[PhaseUnit]:
     def make(tasks: Callable[[], Sequence[tuple[str, Any]]]) -> list[PhaseUnit]:
         return [PhaseUnit(name, "every-token", task) for name, task in tasks()]
 
-    def groups() -> Iterator[list[PhaseUnit]]:
-        for _, tasks in named_task_groups(runner):
-            units = make(tasks)
-            yield units
-            del units  # what is run is dropped when it has run, before the next plan is made
-
     def named() -> Iterator[tuple[Sequence[str], Callable[[], list[PhaseUnit]]]]:
         for names, tasks in named_task_groups(runner):
             yield names, functools.partial(make, tasks)
+
+    def groups() -> Iterator[list[PhaseUnit]]:
+        # nothing here holds a group once it is yielded: what ran is dropped before the
+        # next plan is made
+        for _, group in named():
+            yield group()
 
     return UnitGroups(unit_count(runner.selected), groups, named)
 
