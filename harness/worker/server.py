@@ -95,7 +95,7 @@ def _serve(proto_in: BinaryIO, proto_out: int, network: limits.NetworkProtection
     executor = InProcess(adapter, provider=provider)
     _write(proto_out, encode_frame({
         "type": "ready", "info": info_to_json(executor.info), "network": network.to_json(), "pid": os.getpid(),
-        "version": library_version(executor.info.library),
+        "version": library_version(executor.info.library), "provenance": _provenance(adapter),
     }))
     while True:
         message = read_frame(proto_in)
@@ -107,6 +107,16 @@ def _serve(proto_in: BinaryIO, proto_out: int, network: limits.NetworkProtection
         for call in message["calls"]:
             if not _answer(executor, call, proto_out, memory_limited=memory_limited):
                 return limits.EXIT_OUT_OF_MEMORY
+
+
+def _provenance(adapter: Any) -> dict[str, Any] | None:
+    """The files the adapter was built from, as only this process knows them: the parent
+    never builds an isolated adapter, and its report and unit cache key need them (a
+    drop-in's module, an ``hf-json:`` file)."""
+    try:
+        return adapter.provenance().to_json()
+    except Exception:  # noqa: BLE001 - a foreign override must not sink the worker
+        return None
 
 
 def _run(executor: InProcess, op: str, args: tuple[Any, ...]) -> Outcome:
