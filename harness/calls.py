@@ -288,6 +288,14 @@ class Calls:
             else:
                 self._ahead.setdefault(key, outcome)
 
+    def found_ahead(self, key: tuple[Any, ...]) -> Outcome | None:
+        """What :meth:`keep_ahead` kept, or a prefetch fetched, under ``key``; never asks."""
+        return self._ahead.get(key)
+
+    def keep_ahead(self, key: tuple[Any, ...], outcome: Outcome) -> None:
+        """Keep ``outcome`` under ``key`` until the next :meth:`prefetch` drops it."""
+        self._ahead[key] = outcome
+
     def ahead(self, op: str, *args: Any) -> Outcome:
         """The answer to this call, asked now if nobody has yet, and kept with the answers
         fetched ahead (until the next :meth:`prefetch`), so the check that asks it next

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
+
 from harness.checks.base import AGREE, UNSUPPORTED, Finding
 from harness.checks import ADAPTER_CHECKS, CHECK_FUNCTIONS, TEXT_CHECKS
 from harness.checks.structure import batch_texts
@@ -89,3 +93,67 @@ def test_pretokenize_chunks_as_utf16_holds_them_agree_and_lost_surrogates_do_not
     assert run("pretokenize-coverage", calls(Utf16()), text) == AGREE
     finding = run("pretokenize-coverage", calls(Dropping()), text)
     assert isinstance(finding, Finding) and finding.kind == "coverage"
+
+
+#: a few inputs of one task; tiktoken's default policy refuses the last one
+TASK_TEXTS = ("hello world", "  trailing   spaces  ", "数字 12345 678", "ab<|endoftext|>")
+
+
+def _judged(calls_: Any, reference: Any, texts: tuple[str, ...], *, ahead: bool) -> list[tuple[str, ...]]:
+    from harness.checks import run_text_check
+    from harness.checks.base import DEFAULT, ORDINARY, Subject
+    from harness.run.prefetch import prefetch
+
+    # each text under both policies, as a task of cases would hold them
+    inputs = [(text, policy) for policy in (ORDINARY, DEFAULT) for text in texts]
+    if ahead:
+        prefetch((calls_, reference, text, policy) for text, policy in inputs)
+    out = []
+    for text, policy in inputs:
+        calls_.reset()
+        result = run_text_check("batch", Subject(text, policy, calls_, reference))
+        out.append((result.kind, result.detail, repr(result.outcomes)) if isinstance(result, Finding) else (str(result),))
+    return out
+
+
+@pytest.mark.parametrize("isolated", [False, True], ids=["in-process", "worker"])
+@pytest.mark.parametrize("name", ["tiktoken:cl100k_base", "selftest:batch-reversed", "selftest:batch-drops-empty-texts"])
+def test_a_tasks_batches_are_asked_in_one_call_and_each_finding_is_its_own_batchs(name: str, isolated: bool) -> None:
+    """tiktoken starts a thread pool per ``encode_batch``: a task's batches are asked in one
+    call (harness.run.prefetch.prefetch_batches). That call only screens: a batch whose
+    share disagrees is asked alone, so each finding is the one its own batch gives (a
+    reversed merged call would show another text's IDs), and the verdicts are those of
+    asking each batch alone."""
+    from harness.calls import Calls, InProcess
+    from harness.registry import default_registry
+    from harness.worker.client import WorkerExecutor
+    from harness.worker.setup import Isolation, WorkerSetup
+
+    registry = default_registry(plugins=["harness.selftest.score:family"])
+    reference = Calls(InProcess(registry.get("tiktoken:cl100k_base")))
+    executor: Any = (WorkerExecutor(name, Isolation(mode="all", setup=WorkerSetup.from_registry(registry)))
+                     if isolated else InProcess(registry.get(name)))
+    batches: list[int] = []
+    call = executor.call
+
+    def counting(op: str, *args: Any) -> Any:
+        if op == "encode_batch":
+            batches.append(len(args[0]))
+        return call(op, *args)
+
+    try:
+        alone = _judged(Calls(executor), reference, TASK_TEXTS, ahead=False)
+        executor.call = counting
+        assert _judged(Calls(executor), reference, TASK_TEXTS, ahead=True) == alone
+    finally:
+        getattr(executor, "close", lambda: None)()
+    if name == "tiktoken:cl100k_base":
+        assert [k for k, *_ in alone] == ["agree"] * 8
+        # one call per policy; under the default one the refused text fails the call, and
+        # each batch is asked alone (from a worker, in the prefetch's one round trip)
+        assert batches == [12, 12] + ([] if isolated else [3] * 4)
+    elif name == "selftest:batch-reversed":
+        assert [k for k, *_ in alone[:3]] == ["ids"] * 3
+        assert "text 0 of the batch: encode_batch gives []" in alone[0][1]  # its own batch, reversed
+    else:
+        assert [k for k, *_ in alone[:3]] == ["length"] * 3

@@ -2,7 +2,9 @@
 
 **batch**: ``encode_batch([t, t[:half], ""])`` equals encoding each text alone, IDs and
 error categories alike (kinds ``ids``, ``<batch shape>|<single shape>``). Adapters
-without ``Capabilities.batch`` are *unsupported*, not failures.
+without ``Capabilities.batch`` are *unsupported*, not failures. A task's batches are first
+asked in one call (:func:`harness.run.prefetch.prefetch_batches`); a batch whose share
+there does not agree is asked on its own, and that answer is judged.
 
 **pretokenize-coverage**: the pre-token chunks concatenate back to the input. A custom
 pattern that does not cover every character lets ``findall`` drop text silently, and the
@@ -36,6 +38,13 @@ def check_batch(subject: Subject) -> Result:
     if not adapter.info.capabilities.batch:
         return UNSUPPORTED
     texts = batch_texts(subject.text)
+    # the share of a task's batches asked together (harness.run.prefetch.prefetch_batches):
+    # when it agrees, this batch would have; else this batch is asked and judged
+    merged = adapter.found_ahead(("batched", texts, subject.policy))
+    if merged is not None:
+        alone = [adapter.encode(t, subject.policy) for t in texts]
+        if all(o.is_ok for o in alone) and tuple(o.value for o in alone) == merged.value:
+            return AGREE
     together = adapter.encode_batch(texts, subject.policy)
     if together.is_unsupported:
         return UNSUPPORTED

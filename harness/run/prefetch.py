@@ -12,7 +12,10 @@ for each call a check makes; the checks of one input make some thirty. A task of
 2. the API-surface walks, all texts together (also in process: tiktoken opens a thread
    pool per batch call, so a short text's walk is 3.2 ms alone and a fraction of that
    with the others');
-3. the stream-decode check's decodes of cut sequences of the *reference's* IDs
+3. the batch check's batches, all of a task's in one ``encode_batch`` per policy
+   (:func:`prefetch_batches`): tiktoken starts a thread pool per batch call, whatever its
+   size;
+4. the stream-decode check's decodes of cut sequences of the *reference's* IDs
    (:func:`harness.checks.stream.stream_calls`), which only the reference's answer of
    step 1 makes known: on the README's drop-in path these were 12,000 of its 17,000 single
    round trips.
@@ -30,15 +33,16 @@ surface ahead cost a ``--corpus`` run with tiktoken 80 % of its time (53.5 of 66
 
 from __future__ import annotations
 
-from typing import Any, Collection, Iterable
+from typing import Any, Collection, Iterable, Sequence
 
 from harness.calls import PREFETCH_SURFACE_LIMIT, Calls
 from harness.cases.model import Policy
 from harness.checks.base import ORDINARY
 from harness.checks.stream import stream_calls
 from harness.checks.structure import batch_texts
+from harness.outcomes import Outcome
 
-__all__ = ["prefetch", "prefetch_requests"]
+__all__ = ["prefetch", "prefetch_batches", "prefetch_requests"]
 
 Request = tuple[str, tuple[Any, ...], bool]
 
@@ -57,15 +61,13 @@ def prefetch_requests(calls: Calls, text: str, policy: Policy, *, screened: bool
         requests += [("encode_ordinary", (text,), False), ("encode", (text, ORDINARY), False)]
     if caps.pretokenize:
         requests.append(("pretokenize", (text,), False))
-    if caps.batch:
-        texts = batch_texts(text)
-        requests.append(("encode_batch", (texts, policy), False))
-        requests += [("encode", (t, policy), False) for t in texts[1:]]
+    if caps.batch:  # the batch itself is asked with the task's others (prefetch_batches)
+        requests += [("encode", (t, policy), False) for t in batch_texts(text)[1:]]
     return requests
 
 
 def prefetch(items: Iterable[tuple[Calls, Calls, str, Policy]], *, screened: Collection[str] = frozenset()) -> None:
-    """Ask ahead, per adapter, what the checks of a task's inputs will ask (steps 1-3 of
+    """Ask ahead, per adapter, what the checks of a task's inputs will ask (steps 1-4 of
     the module's text); ``items``: (adapter, its reference, text, policy); ``screened``:
     the texts only the corpus screen checks (:func:`harness.run.screen.screened_only`).
     What the last task asked ahead is dropped first, of every adapter and reference here."""
@@ -81,6 +83,9 @@ def prefetch(items: Iterable[tuple[Calls, Calls, str, Policy]], *, screened: Col
                         for r in prefetch_requests(calls, text, policy, screened=text in screened)]
                        if calls.batches else [])
         calls.prefetch_surfaces(text for text, _ in asked if text not in screened)
+        if calls.info.capabilities.batch:
+            prefetch_batches(calls, [(batch_texts(text), policy) for text, policy in asked
+                                     if text not in screened and len(text) <= PREFETCH_SURFACE_LIMIT])
     streams: dict[int, tuple[Calls, list[Request]]] = {}
     for calls, reference, text, policy in work:
         # a long text's few calls cost nothing beside its encodes, and its IDs are many
@@ -88,6 +93,58 @@ def prefetch(items: Iterable[tuple[Calls, Calls, str, Policy]], *, screened: Col
             streams.setdefault(id(calls), (calls, []))[1].extend(_stream_requests(reference, text, policy))
     for calls, requests in streams.values():
         calls.prefetch(requests, keep=True)
+
+
+#: characters per ``encode_batch`` of :func:`prefetch_batches`: a slow adapter's call stays
+#: well inside the per-call time limit of an isolated run
+MERGED_BATCH_CHARS = 16_384
+
+
+def prefetch_batches(calls: Calls, batches: Sequence[tuple[tuple[str, ...], Policy]]) -> None:
+    """Ask ``calls`` the batch check's ``batches`` together: one ``encode_batch`` per policy
+    and up to :data:`MERGED_BATCH_CHARS` characters, each batch's share kept under
+    ``("batched", texts, policy)`` (:meth:`Calls.keep_ahead`).
+
+    It is a screen, not the check's answer: a batch whose share equals its texts encoded
+    one by one agrees; any other asks its own batch again, and the check judges that one,
+    so a finding's batch is the one its reproduction sends. A merged call that fails (a
+    text the adapter refuses, a timeout) keeps nothing: each batch is asked on its own,
+    from a worker in one round trip."""
+    by_policy: dict[Policy, list[tuple[str, ...]]] = {}
+    for texts, policy in dict.fromkeys(batches):
+        by_policy.setdefault(policy, []).append(texts)
+    alone: list[Request] = []
+    for policy, groups in by_policy.items():
+        for part in _chunks(groups):
+            flat = tuple(t for texts in part for t in texts)
+            merged = calls.executor.call("encode_batch", flat, policy) if len(part) > 1 else None
+            if merged is None or not merged.is_ok or len(merged.value) != len(flat):
+                alone += [("encode_batch", (texts, policy), False) for texts in part]
+                continue
+            shares = iter(merged.value)
+            for texts in part:
+                calls.keep_ahead(("batched", texts, policy), Outcome.ok(tuple(next(shares) for _ in texts)))
+    if alone and calls.batches:
+        calls.prefetch(alone, keep=True)
+
+
+def _chunks(groups: list[tuple[str, ...]]) -> Iterable[list[tuple[str, ...]]]:
+    """``groups`` in runs of at most :data:`MERGED_BATCH_CHARS` characters (a longer group alone).
+
+    >>> [len(part) for part in _chunks([("a" * 9000,), ("b" * 9000,), ("c",)])]
+    [1, 2]
+    """
+    part: list[tuple[str, ...]] = []
+    size = 0
+    for texts in groups:
+        length = sum(len(t) for t in texts)
+        if part and size + length > MERGED_BATCH_CHARS:
+            yield part
+            part, size = [], 0
+        part.append(texts)
+        size += length
+    if part:
+        yield part
 
 
 def _stream_requests(source: Calls, text: str, policy: Policy) -> list[Request]:
