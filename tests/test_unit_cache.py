@@ -119,6 +119,35 @@ def test_the_key_changes_with_what_the_answers_depend_on() -> None:
     selected.close()
 
 
+def test_the_key_changes_with_the_python_and_the_libraries_tokconfs_own_adapters_call(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """minbpe names only tokconf as its library, yet its pre-tokens are split by ``regex``,
+    whose Unicode tables change between releases (as Python's do): an upgrade of either
+    must not read the units of the release before."""
+    import harness.provenance
+    from harness.run.unit_cache import runtime
+
+    selected = select(default_registry(), impls=["tiktoken:r50k_base", "minbpe:r50k_base"])
+    try:
+        key = _key(selected, "minbpe:r50k_base")
+        real = harness.provenance.library_version
+        monkeypatch.setattr(harness.provenance, "library_version",
+                            lambda name: "1999.1.1" if name == "regex" else real(name))
+        runtime.cache_clear()
+        assert '"regex": "1999.1.1"' in runtime()
+        assert _key(selected, "minbpe:r50k_base") != key
+        monkeypatch.undo()
+        runtime.cache_clear()
+        assert _key(selected, "minbpe:r50k_base") == key
+        monkeypatch.setattr("unicodedata.unidata_version", "99.0.0")
+        runtime.cache_clear()
+        assert _key(selected, "minbpe:r50k_base") != key
+    finally:
+        monkeypatch.undo()
+        runtime.cache_clear()
+        selected.close()
+
+
 def test_a_vocabulary_unit_is_keyed_by_its_adapter_and_its_reference() -> None:
     """The vocabulary check probes an adapter against its encoding's reference (the IDs to
     probe, and the bytes they must give, are the reference's): another reference is another

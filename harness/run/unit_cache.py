@@ -6,6 +6,7 @@ generated texts (a fixed seed), the long inputs, and shrinks of the same finding
 result (a :class:`~harness.run.deltas.Delta`, or a shrink's finding) is a pure function of
 
 - tokconf's own code (every file of the ``harness`` and ``implementations`` packages),
+  the Python it runs on and the versions of the distributions it depends on (:func:`runtime`),
 - each adapter the unit asks: name, library and version, provider, the files it was built
   from and their SHA-256 (an isolated adapter's as its worker reports them: a drop-in's
   package modules, an ``hf-json:`` file), bundled tables, capabilities, how it is isolated and under which
@@ -35,6 +36,7 @@ import io
 import json
 import os
 import pickle
+import re
 from dataclasses import dataclass, field, fields, is_dataclass
 from enum import Enum
 from functools import lru_cache
@@ -44,7 +46,7 @@ from typing import Any, Callable, Sequence
 from harness.cases.corpus import is_document
 from harness.outcomes import Outcome
 
-__all__ = ["UnitCache", "code_hash"]
+__all__ = ["UnitCache", "code_hash", "runtime"]
 
 FORMAT = 1
 
@@ -79,6 +81,30 @@ def code_hash() -> str:
             digest.update(str(path.relative_to(root.parent)).encode("utf-8") + b"\0")
             digest.update(hashlib.sha256(path.read_bytes()).digest())
     return digest.hexdigest()
+
+
+@lru_cache(maxsize=1)
+def runtime() -> str:
+    """What tokconf's own adapters answer by besides its code: the Python (its Unicode
+    tables: ``str`` methods, ``unicodedata``) and the version of every distribution tokconf
+    depends on. An own adapter names only tokconf as its library, yet ``regex``'s Unicode
+    tables split minbpe's and gpt2-encoder's pre-tokens: an upgrade of either is a new key."""
+    import importlib.metadata
+    import sys
+    import unicodedata
+
+    from harness.provenance import library_version
+
+    try:
+        required = importlib.metadata.requires("tokconf") or []
+    except importlib.metadata.PackageNotFoundError:  # run from a checkout: what it imports
+        required = ["regex", "tiktoken", "tokenizers", "numpy", "transformers"]
+    # not an extra's (pytest, selenium): an adapter built on one names it as its library
+    names = sorted({re.match(r"[A-Za-z0-9._-]+", line).group(0).lower()  # type: ignore[union-attr]
+                    for line in required if "extra ==" not in line})
+    return json.dumps({"python": [sys.implementation.name, *sys.version_info[:3]],
+                       "unicode": unicodedata.unidata_version,
+                       "versions": {name: library_version(name) for name in names}}, sort_keys=True)
 
 
 class _Inspect(pickle.Pickler):
@@ -249,7 +275,7 @@ def _key_of(selected: Any, kind: str, names: Sequence[str], inputs: Sequence[byt
     if any(part is None for part in parts):
         return None
     digest = hashlib.sha256()
-    for text in (str(FORMAT), kind, code_hash(), *parts):  # type: ignore[arg-type]
+    for text in (str(FORMAT), kind, code_hash(), runtime(), *parts):  # type: ignore[arg-type]
         digest.update(text.encode("utf-8") + b"\0")
     for part in inputs:
         digest.update(part)
