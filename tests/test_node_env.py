@@ -215,3 +215,25 @@ def test_the_ports_declare_the_long_inputs_their_quadratic_merges_take(npm_cache
     assert runner.long_declared == {"js-tiktoken@1.0.21:cl100k_base": 1_000,
                                     "gpt-tokenizer@4.0.0:cl100k_base": 10_000,
                                     "tiktoken-wasm@1.0.22:cl100k_base": 10_000}
+
+
+@needs_node
+def test_a_javascript_ports_units_are_keyed_by_the_node_that_runs_it(npm_cache, monkeypatch):
+    """A port's pre-tokens are split by V8's ``\\p{L}``, whose Unicode tables move with
+    Node: another Node is another key, though the package is the same."""
+    import harness.worker.node
+    from harness.registry import default_registry
+    from harness.run.selection import select
+    from harness.run.unit_cache import adapter_fingerprint
+
+    monkeypatch.setenv("TOKCONF_CACHE_DIR", str(npm_cache))
+    name = "js-tiktoken@1.0.21:cl100k_base"
+    selected = select(default_registry(), impls=["tiktoken:cl100k_base", name])
+    try:
+        here = adapter_fingerprint(selected, name)
+        assert here is not None and json.loads(here)["node"] == harness.worker.node.node_version()
+        monkeypatch.setattr(harness.worker.node, "node_version", lambda: "99.0.0")
+        assert adapter_fingerprint(selected, name) != here
+        assert json.loads(adapter_fingerprint(selected, "tiktoken:cl100k_base"))["node"] is None
+    finally:
+        selected.close()

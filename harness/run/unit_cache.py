@@ -300,11 +300,17 @@ def adapter_fingerprint(selected: Any, name: str) -> str | None:
     info = calls.info
     isolation = selected.isolation
     limits = None if isolation is None else (isolation.mode, isolation.timeout_s, isolation.memory_limit_mb)
+    node = None
+    if str(info.provider or "").startswith("Node environment "):
+        from harness.worker.node import node_version
+
+        node = node_version()  # V8's Unicode tables split a JavaScript port's pre-tokens
     return json.dumps({
         "name": name, "library": row.library, "version": row.version, "provider": row.provider,
         "provenance": row.provenance.to_json() if row.provenance is not None else None,
         "vocabulary": [list(v) for v in info.vocabulary], "encoding": info.encoding,
         "isolated": row.isolated, "limits": limits, "capabilities": _walk(info.capabilities),  # not repr: a frozenset's order is the process's
+        "node": node,
     }, sort_keys=True, default=str)
 
 
