@@ -3,6 +3,7 @@ adapters' every-token units, says so, and never lets a cached answer hide a faul
 
 from __future__ import annotations
 
+import gzip
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -310,3 +311,49 @@ def sha256_of(path: Path) -> str:
     import hashlib
 
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_a_users_encoding_file_said_again_with_another_pattern_is_asked_again(tmp_path: Path) -> None:
+    """``--encoding-file mine.yaml``: every adapter of ``mine`` is built from the file's
+    pattern, and none of them names the file. Editing the pattern once read the cases'
+    outcomes of the old one from the cache: ``123456789`` kept its three-digit pieces.
+    (The rank file's path in the description once made its key raise, so a user's
+    encoding was never cached at all.)"""
+    import os
+    import subprocess
+    import sys
+
+    from harness.encodings import encoding_specs
+    from harness.encodings.ranks import rank_file_path
+
+    llama3 = encoding_specs()["llama3"]
+    ranks = rank_file_path(llama3.vocabulary)
+    if ranks is None:
+        pytest.skip("llama-models is not installed")
+    mine = tmp_path / "mine.yaml"
+    (tmp_path / "digits.yaml").write_text('version: 1\ncases:\n  - id: digits\n    text: "year 123456789"\n',
+                                          encoding="utf-8")
+    env = {**os.environ, "TOKCONF_CACHE_DIR": str(tmp_path / "cache")}
+
+    def run(digits: str, out: str) -> tuple[list[int], dict[str, Any]]:
+        pattern = llama3.pattern.replace("\\p{N}{1,3}", digits).replace("'", "''")
+        mine.write_text(f"name: mine\nvocabulary:\n  format: tiktoken\n  file: {ranks}\n"
+                        f"  sha256: {llama3.vocabulary.sha256}\npattern: '{pattern}'\n"
+                        "special_tokens:\n  - {token: '<|begin_of_text|>', id: 128000}\n"
+                        "reference: tiktoken:mine\n", encoding="utf-8")
+        done = subprocess.run([sys.executable, "-m", "harness", "run", "--quiet", "--encoding-file", str(mine),
+                               "--impl", "tiktoken:mine", "--no-generated", "--no-every-token",
+                               "--cases", str(tmp_path / "digits.yaml"), "--out", str(tmp_path / out)],
+                              cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        folder = tmp_path / out / "latest"
+        outcomes = [json.loads(line) for line in gzip.open(folder / "outcomes.jsonl.gz", "rt", encoding="utf-8")]
+        (ids,) = [o["outcomes"]["tiktoken:mine"]["ok"] for o in outcomes if o["text"] == "year 123456789"]
+        return ids, json.loads((folder / "parity.json").read_text(encoding="utf-8"))["run"]["cache"]
+
+    three, first = run("\\p{N}{1,3}", "first")
+    again, second = run("\\p{N}{1,3}", "second")
+    assert again == three and "cases" in second["from_cache"]["tiktoken:mine"]  # the same file: kept
+    two, edited = run("\\p{N}{1,2}", "edited")
+    assert len(two) == len(three) + 2  # "12", "34", "56", "78", "9" where "123", "456", "789" were
+    assert "tiktoken:mine" not in edited["from_cache"]

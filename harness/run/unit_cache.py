@@ -9,7 +9,8 @@ result (a :class:`~harness.run.deltas.Delta`, or a shrink's finding) is a pure f
   the Python it runs on and the versions of the distributions it depends on (:func:`runtime`),
 - each adapter the unit asks: name, library and version, provider, the files it was built
   from and their SHA-256 (an isolated adapter's as its worker reports them: a drop-in's
-  package modules, an ``hf-json:`` file), bundled tables, capabilities, how it is isolated and under which
+  package modules, an ``hf-json:`` file), its encoding's description (a ``--encoding-file``'s
+  pattern and special tokens), bundled tables, capabilities, how it is isolated and under which
   limits (a cases task asks every adapter of the run),
 - the unit's inputs in a canonical form (IDs, bytes, texts, the reference's answers, the
   cases with their documentation, the findings they judge),
@@ -40,7 +41,7 @@ import re
 from dataclasses import dataclass, field, fields, is_dataclass
 from enum import Enum
 from functools import lru_cache
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any, Callable, Sequence
 
 from harness.cases.corpus import is_document
@@ -307,11 +308,32 @@ def adapter_fingerprint(selected: Any, name: str) -> str | None:
         node = node_version()  # V8's Unicode tables split a JavaScript port's pre-tokens
     return json.dumps({
         "name": name, "library": row.library, "version": row.version, "provider": row.provider,
+        "encoding_spec": _encoding_digest(info.encoding),
         "provenance": row.provenance.to_json() if row.provenance is not None else None,
         "vocabulary": [list(v) for v in info.vocabulary], "encoding": info.encoding,
         "isolated": row.isolated, "limits": limits, "capabilities": _walk(info.capabilities),  # not repr: a frozenset's order is the process's
         "node": node,
     }, sort_keys=True, default=str)
+
+
+#: id of an encoding's spec -> (the spec, the digest of it): a fingerprint is made per unit
+#: and adapter, and o200k_harmony's spec holds 1,091 special tokens
+_ENCODING_DIGESTS: dict[int, tuple[Any, str]] = {}
+
+
+def _encoding_digest(encoding: str) -> str | None:
+    """SHA-256 of the encoding's description (pattern, special tokens, rank file and its
+    hash, normalization, reference): a user's ``--encoding-file`` may say another pattern
+    under the same name, and every adapter of that encoding is built from it."""
+    from harness.encodings import encoding_spec
+
+    spec = encoding_spec(encoding)
+    if spec is None:
+        return None
+    found = _ENCODING_DIGESTS.get(id(spec))
+    if found is None or found[0] is not spec:
+        found = _ENCODING_DIGESTS[id(spec)] = (spec, _canonical(spec).hex())
+    return found[1]
 
 
 def _own_code(provider: str) -> bool:
@@ -352,4 +374,6 @@ def _walk(value: Any) -> str:
         return repr(value)
     if isinstance(value, Enum):
         return repr(value)
+    if isinstance(value, PurePath):  # a user's encoding file names its rank file by path
+        return f"Path({str(value)!r})"
     raise TypeError(f"no canonical form for {type(value).__name__}")
