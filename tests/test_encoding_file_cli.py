@@ -141,3 +141,23 @@ def test_the_pytest_plugin_reads_an_encoding_file(tmp_path: Path) -> None:
     assert "hf-merges:mine" in bad.stdout and "mine-viet" in bad.stdout
     good = pytest_run("hf:mine")
     assert good.returncode == 0, good.stdout[-3000:]
+
+
+def test_a_users_encoding_over_a_pinned_file_brings_its_adapters(tmp_path: Path) -> None:
+    """``pinned: cl100k_base.tiktoken`` with a pattern of one's own (digits two at a time):
+    the docs offer it, yet such an encoding once got no adapter at all (``no adapter named
+    'tiktoken:mine'``), as if it were cl100k_base itself."""
+    cl100k = (Path(__file__).resolve().parents[1] / "harness" / "encodings" / "data" / "cl100k_base.yaml")
+    text = cl100k.read_text(encoding="utf-8")
+    path = tmp_path / "mine.yaml"
+    path.write_text(text.replace("name: cl100k_base", "name: mine")
+                    .replace("reference: tiktoken:cl100k_base", "reference: tiktoken:mine")
+                    .replace("run_by_default: true", "run_by_default: false")
+                    .replace(r"\p{N}{1,3}+", r"\p{N}{1,2}+"), encoding="utf-8")
+    impls = [f for kind in ("tiktoken", "hf", "bytebpe-ranks", "minbpe-fixed") for f in ("--impl", f"{kind}:mine")]
+    done = _tokconf("encode", "--json", "--encoding-file", str(path), *impls, "--", "hello 123456")
+    assert done.returncode == 0, done.stderr
+    ids = {row["impl"]: row["ids"] for row in json.loads(done.stdout)["results"]}
+    # "12" "34" "56" where cl100k_base has "123" "456" ([4513, 10961])
+    assert ids == {f"{kind}:mine": [15339, 220, 717, 1958, 3487]
+                   for kind in ("tiktoken", "hf", "bytebpe-ranks", "minbpe-fixed")}

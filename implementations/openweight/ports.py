@@ -203,10 +203,14 @@ def _check(kind: str, encoding: str) -> str | None:
 
 def port_specs(specs: Mapping[str, EncodingSpec]) -> list[AdapterSpec]:
     """One spec per port kind for each encoding that is not one of the GPT encodings (which
-    have their own families, with their own tiktoken, hf and bytebpe-ranks adapters)."""
+    have their own families, with their own tiktoken, hf and bytebpe-ranks adapters). A
+    user's encoding over a pinned GPT file (``pinned: cl100k_base.tiktoken`` with its own
+    pattern) gets its ports like any other: it once got none, and no word why."""
+    from implementations.tiktoken import ENCODINGS as GPT_ENCODINGS
+
     out = []
     for name, spec in specs.items():
-        if spec.vocabulary.pinned is not None:
+        if spec.vocabulary.pinned is not None and name in GPT_ENCODINGS:
             continue
         for kind, (library, _) in PORT_KINDS.items():
             out.append(AdapterSpec(
