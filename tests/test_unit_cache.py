@@ -210,6 +210,24 @@ def test_a_fingerprint_is_the_same_in_every_process() -> None:
     assert len(seen) == 1 and "lighthouse" in seen.pop()
 
 
+def test_a_fingerprint_is_made_once_per_adapter_and_again_when_its_row_is_replaced(monkeypatch) -> None:
+    """Every unit's key names its adapters' fingerprints (4,000 units in a default run): each
+    is made once per run, and made again when what it is made of is another object."""
+    from harness.run import unit_cache
+
+    name = "simple-v1:lighthouse"
+    selected = select(default_registry(), impls=[name])
+    made: list[str] = []
+    real = unit_cache._fingerprint
+    monkeypatch.setattr(unit_cache, "_fingerprint", lambda s, n, *rest: made.append(n) or real(s, n, *rest))
+    first = unit_cache.adapter_fingerprint(selected, name)
+    assert first is not None and unit_cache.adapter_fingerprint(selected, name) == first
+    assert made == [name]
+    selected.rows[name] = replace(selected.rows[name], version="9.9")  # as when a worker reports its provenance
+    again = unit_cache.adapter_fingerprint(selected, name)
+    assert again is not None and json.loads(again)["version"] == "9.9" and made == [name, name]
+
+
 def test_cached_results_are_read_one_at_a_time_as_they_merge(tmp_path: Path) -> None:
     """A run from a warm cache holds one cached result at a time, not a phase's worth
     (every token's deltas: ~0.1 GB at once). An unreadable one is asked again:

@@ -38,6 +38,7 @@ import json
 import os
 import pickle
 import re
+import weakref
 from dataclasses import dataclass, field, fields, is_dataclass
 from enum import Enum
 from functools import lru_cache
@@ -288,10 +289,31 @@ def _timed_out(result: Any) -> bool:
     return isinstance(result, list) and any(isinstance(r, tuple) and len(r) == 2 and r[1] is True for r in result)
 
 
+#: per run's Selected: adapter name -> (the objects its fingerprint was made of, the
+#: fingerprint); a default run keys about 4,000 units, each naming two or more adapters
+_FINGERPRINTS: "weakref.WeakKeyDictionary[Any, dict[str, tuple[tuple[Any, ...], str | None]]]" = \
+    weakref.WeakKeyDictionary()
+
+
 def adapter_fingerprint(selected: Any, name: str) -> str | None:
-    """What makes ``name``'s answers what they are, as text; None when that cannot be known."""
+    """What makes ``name``'s answers what they are, as text; None when that cannot be known.
+
+    Made once per adapter and run: again only when its row, its info or the run's
+    isolation is another object (a row is replaced, never changed, when a worker reports
+    its provenance or the adapter becomes unavailable)."""
     row = selected.rows.get(name)
     calls = selected.calls.get(name)
+    made_of = (row, None if calls is None else calls.info, selected.isolation)
+    known = _FINGERPRINTS.setdefault(selected, {})
+    found = known.get(name)
+    if found is not None and all(a is b for a, b in zip(found[0], made_of)):
+        return found[1]
+    fingerprint = _fingerprint(selected, name, row, calls)
+    known[name] = (made_of, fingerprint)
+    return fingerprint
+
+
+def _fingerprint(selected: Any, name: str, row: Any, calls: Any) -> str | None:
     if row is None or calls is None or not _own_code(str(row.provider or "")) or name.startswith("source:"):
         return None  # a source: adapter runs a checkout's modules, of which it hashes one file
     if name.startswith("tiktoken-compatible:") and (row.provenance is None or not row.provenance.version):
