@@ -40,7 +40,7 @@ from typing import Any, BinaryIO, Iterator
 
 from harness.atomic import open_atomic
 from harness.outcomes import Outcome
-from harness.worker.protocol import ProtocolError, decode_value, encode_value
+from harness.worker.protocol import _INT_ONLY, ProtocolError, decode_value, encode_value
 
 __all__ = ["FORMAT", "VERSION", "GoldenAdapter", "GoldenError", "GoldenHeader", "GoldenInput", "GoldenWriter",
            "read_golden"]
@@ -88,7 +88,7 @@ def _swap(value: Any, text: str, raw: bytes) -> Any:
         return {"=": "text"}
     if isinstance(value, bytes) and value == raw and raw:
         return {"=": "bytes"}
-    if isinstance(value, tuple) and value and not all(type(v) is int for v in value):
+    if isinstance(value, tuple) and value and not _INT_ONLY.issuperset(map(type, value)):  # IDs checked in C
         return [_swap(v, text, raw) for v in value]
     return encode_value(value)
 
@@ -96,7 +96,7 @@ def _swap(value: Any, text: str, raw: bytes) -> Any:
 def _unswap(data: Any, text: str, raw: bytes) -> Any:
     if isinstance(data, dict) and "=" in data:
         return text if data["="] == "text" else raw
-    if isinstance(data, list) and data and not all(type(v) is int for v in data):
+    if isinstance(data, list) and data and not _INT_ONLY.issuperset(map(type, data)):
         return tuple(_unswap(v, text, raw) for v in data)
     return decode_value(data)
 

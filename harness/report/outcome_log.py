@@ -64,7 +64,9 @@ def write_outcome_log(path: str | os.PathLike[str], inputs: Mapping[Any, dict], 
     rows = combined_rows(heapq.merge(spooled.rows(), held, key=lambda row: row[0])) \
         if spooled is not None else held
     count = 0
-    with open_atomic(path) as handle, gzip.GzipFile(fileobj=handle, mode="wb", mtime=0) as out:
+    # compresslevel 1: a default run's 96 MB of records are 2.1 MB in 0.19 s, against
+    # 1.27 MB in 0.86 s at gzip's default 9 (measured on this log; level 6: 1.28 MB, 0.77 s)
+    with open_atomic(path) as handle, gzip.GzipFile(fileobj=handle, mode="wb", compresslevel=1, mtime=0) as out:
         for _, line, record in rows:
             if line:
                 out.write(line)
