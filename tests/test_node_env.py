@@ -223,8 +223,8 @@ def test_a_javascript_ports_units_are_keyed_by_the_node_that_runs_it(npm_cache, 
     Node: another Node is another key, though the package is the same."""
     import harness.worker.node
     from harness.registry import default_registry
-    from harness.run.selection import select
     from harness.run import unit_cache
+    from harness.run.selection import select
     from harness.run.unit_cache import adapter_fingerprint
 
     monkeypatch.setenv("TOKCONF_CACHE_DIR", str(npm_cache))

@@ -220,12 +220,15 @@ def test_a_fingerprint_is_made_once_per_adapter_and_again_when_its_row_is_replac
     made: list[str] = []
     real = unit_cache._fingerprint
     monkeypatch.setattr(unit_cache, "_fingerprint", lambda s, n, *rest: made.append(n) or real(s, n, *rest))
-    first = unit_cache.adapter_fingerprint(selected, name)
-    assert first is not None and unit_cache.adapter_fingerprint(selected, name) == first
-    assert made == [name]
-    selected.rows[name] = replace(selected.rows[name], version="9.9")  # as when a worker reports its provenance
-    again = unit_cache.adapter_fingerprint(selected, name)
-    assert again is not None and json.loads(again)["version"] == "9.9" and made == [name, name]
+    try:
+        first = unit_cache.adapter_fingerprint(selected, name)
+        assert first is not None and unit_cache.adapter_fingerprint(selected, name) == first
+        assert made == [name]
+        selected.rows[name] = replace(selected.rows[name], version="9.9")  # as when a worker reports its provenance
+        again = unit_cache.adapter_fingerprint(selected, name)
+        assert again is not None and json.loads(again)["version"] == "9.9" and made == [name, name]
+    finally:
+        selected.close()
 
 
 def test_cached_results_are_read_one_at_a_time_as_they_merge(tmp_path: Path) -> None:
