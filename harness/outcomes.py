@@ -38,6 +38,8 @@ __all__ = [
     "checked",
     "default_category",
     "ids_each",
+    "ints_only",
+    "is_ids",
     "native_type_name",
     "raised_by",
     "surface_from_data",
@@ -269,7 +271,7 @@ def ids_each(encode: Callable[..., Any], texts: Sequence[str], *,
             out.append(raised_by("encode", exc, classify=classify))
             continue
         ids = tuple(value) if isinstance(value, list) else value  # as Outcome.ok
-        if not _is_ids(ids):  # numpy integers become ints; anything else an error
+        if not is_ids(ids):  # numpy integers become ints; anything else an error
             outcome = checked("encode", Outcome.ok(ids))
             ids = outcome.value if outcome.is_ok else outcome
         out.append(ids)
@@ -301,17 +303,26 @@ def _message(exc: BaseException) -> str:
 _INT_ONLY = frozenset({int})
 
 
-def _is_ids(value: Any) -> bool:
-    # every element exactly an int (not a bool, not a subclass); set(map(type, ...)) runs
-    # in C, which matters: every encode of a run passes through here
-    return isinstance(value, tuple) and _INT_ONLY.issuperset(map(type, value))
+def ints_only(values: Sequence[Any]) -> bool:
+    """Whether every element is exactly an int (not a bool, not a subclass), tested in C:
+    every encode of a run, and every ID list a report writes, passes through here.
+
+    >>> ints_only((1, 2)), ints_only([1, True]), ints_only(())
+    (True, False, True)
+    """
+    return _INT_ONLY.issuperset(map(type, values))
+
+
+def is_ids(value: Any) -> bool:
+    """An encode's answer as the harness holds it: a tuple of exact ints."""
+    return isinstance(value, tuple) and ints_only(value)
 
 
 #: What a successful call must return; anything else is the adapter's bug, reported as one.
 _RETURNS: dict[str, tuple[str, Any]] = {
-    "encode": ("a list of int", _is_ids),
-    "encode_ordinary": ("a list of int", _is_ids),
-    "encode_batch": ("a list of lists of int", lambda v: isinstance(v, tuple) and all(_is_ids(x) for x in v)),
+    "encode": ("a list of int", is_ids),
+    "encode_ordinary": ("a list of int", is_ids),
+    "encode_batch": ("a list of lists of int", lambda v: isinstance(v, tuple) and all(is_ids(x) for x in v)),
     "decode_bytes": ("bytes", lambda v: isinstance(v, bytes)),
     "token_bytes": ("bytes", lambda v: isinstance(v, bytes)),
     "decode": ("str", lambda v: isinstance(v, str)),
@@ -339,7 +350,7 @@ def checked(op: str, outcome: Outcome) -> Outcome:
         return outcome
     if isinstance(outcome.value, bytearray):
         return Outcome.ok(bytes(outcome.value))
-    if op in ("encode", "encode_ordinary") and isinstance(outcome.value, tuple) and not _is_ids(outcome.value):
+    if op in ("encode", "encode_ordinary") and isinstance(outcome.value, tuple) and not is_ids(outcome.value):
         # numpy integers and the like are IDs too; bools are not
         if all(hasattr(i, "__index__") and not isinstance(i, bool) for i in outcome.value):
             outcome = Outcome.ok(tuple(i.__index__() for i in outcome.value))

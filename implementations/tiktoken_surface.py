@@ -47,7 +47,7 @@ import hashlib
 import inspect
 from typing import Any, Callable, Sequence
 
-from harness.outcomes import Operation, Outcome, capture
+from harness.outcomes import Operation, Outcome, capture, ints_only
 
 __all__ = ["POLICIES", "as_documented", "attributes", "missing_module", "walk", "walk_many"]
 
@@ -75,9 +75,6 @@ def as_documented(value: Any) -> Any:
     return set(value) if isinstance(value, frozenset) else value
 
 
-_INT_ONLY = frozenset({int})
-
-
 def _plain(value: Any) -> Any:
     """Lists, numpy arrays and numpy integers as tuples and ints (protocol-ready).
 
@@ -86,7 +83,7 @@ def _plain(value: Any) -> Any:
     """
     if isinstance(value, (bytes, str, int, type(None))):
         return value
-    if type(value) in (list, tuple) and _INT_ONLY.issuperset(map(type, value)):
+    if type(value) in (list, tuple) and ints_only(value):
         # a list of IDs, what most paths return: in C, not one call per ID (the user path's
         # walks made 1.5 million calls here)
         return tuple(value)

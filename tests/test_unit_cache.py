@@ -329,7 +329,6 @@ def test_an_installed_drop_in_is_kept_under_the_hashes_of_its_packages_modules(t
     assert _verdicts(second) == _verdicts(first)
 
 
-
 def test_a_users_encoding_file_said_again_with_another_pattern_is_asked_again(tmp_path: Path) -> None:
     """``--encoding-file mine.yaml``: every adapter of ``mine`` is built from the file's
     pattern, and none of them names the file. Editing the pattern once read the cases'

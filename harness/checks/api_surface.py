@@ -43,7 +43,7 @@ from typing import Any, Callable, Mapping
 
 from harness.calls import Calls, surface_from_data
 from harness.checks.base import AGREE, DEFAULT, SKIP, UNSUPPORTED, Result, Subject, expected_text, shape
-from harness.outcomes import Outcome
+from harness.outcomes import Outcome, is_ids
 
 __all__ = ["FAILED_WALK", "RULES", "check_api_surface", "outcome_key", "surface_of", "takes_ids", "walk_failure"]
 
@@ -385,7 +385,7 @@ def check_api_surface(subject: Subject) -> Result:
     if not problems:
         return AGREE if mine else SKIP
     ids = tuple((label, o.value) for label, o in outcomes[:2]
-                if o.is_ok and isinstance(o.value, tuple) and all(type(i) is int for i in o.value))
+                if o.is_ok and is_ids(o.value))
     kinds = list(dict.fromkeys(kinds))
     return subject.finding("api-surface", kinds[0], "; ".join(problems), outcomes=tuple(outcomes[:8]),
                            ids=ids if len(ids) == 2 else (), kinds=tuple(kinds) if len(kinds) > 1 else ())

@@ -34,7 +34,7 @@ from harness.golden.known import KnownChanges, gate_command
 from harness.golden.paths import attributes_for
 from harness.golden.severity import Summary, order_changes, severity, summarise
 from harness.golden.snapshot import Recorder, Starting, announced, record_here
-from harness.outcomes import Outcome
+from harness.outcomes import Outcome, is_ids
 from harness.run.selection import Selected
 
 __all__ = ["Change", "GateResult", "classify", "pair_adapters", "run_gate", "walk_change"]
@@ -97,10 +97,6 @@ class GateResult:
                 "summaries": [x.to_json() for x in self.summaries]}
 
 
-def _is_ids(value: Any) -> bool:
-    return isinstance(value, tuple) and all(type(i) is int for i in value)
-
-
 def classify(before: Outcome | None, after: Outcome | None) -> str | None:
     """The kind of change from ``before`` to ``after``; ``None`` when nothing changed.
 
@@ -122,7 +118,7 @@ def classify(before: Outcome | None, after: Outcome | None) -> str | None:
     if after.is_unsupported and not before.is_unsupported:
         return "no longer supported"
     if before.is_ok and after.is_ok:
-        return "IDs changed" if _is_ids(before.value) and _is_ids(after.value) else "value changed"
+        return "IDs changed" if is_ids(before.value) and is_ids(after.value) else "value changed"
     if before.is_ok:
         return f"ok→{after.kind}"
     if after.is_ok:

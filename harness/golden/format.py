@@ -39,8 +39,8 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Iterator
 
 from harness.atomic import open_atomic
-from harness.outcomes import Outcome
-from harness.worker.protocol import _INT_ONLY, ProtocolError, decode_value, encode_value
+from harness.outcomes import Outcome, ints_only, is_ids
+from harness.worker.protocol import ProtocolError, decode_value, encode_value
 
 __all__ = ["FORMAT", "VERSION", "GoldenAdapter", "GoldenError", "GoldenHeader", "GoldenInput", "GoldenWriter",
            "read_golden"]
@@ -88,7 +88,7 @@ def _swap(value: Any, text: str, raw: bytes) -> Any:
         return {"=": "text"}
     if isinstance(value, bytes) and value == raw and raw:
         return {"=": "bytes"}
-    if isinstance(value, tuple) and value and not _INT_ONLY.issuperset(map(type, value)):  # IDs checked in C
+    if isinstance(value, tuple) and value and not ints_only(value):
         return [_swap(v, text, raw) for v in value]
     return encode_value(value)
 
@@ -96,7 +96,7 @@ def _swap(value: Any, text: str, raw: bytes) -> Any:
 def _unswap(data: Any, text: str, raw: bytes) -> Any:
     if isinstance(data, dict) and "=" in data:
         return text if data["="] == "text" else raw
-    if isinstance(data, list) and data and not _INT_ONLY.issuperset(map(type, data)):
+    if isinstance(data, list) and data and not ints_only(data):
         return tuple(_unswap(v, text, raw) for v in data)
     return decode_value(data)
 
@@ -171,7 +171,7 @@ class GoldenWriter:
                     if derived is not None and "text" in derived:
                         derived["text"] = _swap(derived["text"], text, raw)
                     values.append(derived or outcome_to_json(outcome, text, raw))
-                    if outcome.is_ok and _is_ids(outcome.value) and len(outcome.value) > 1:
+                    if outcome.is_ok and is_ids(outcome.value) and len(outcome.value) > 1:
                         ids.append((known, outcome.value))
                     if outcome.is_ok and _is_pieces(outcome.value):
                         pieces.append((known, outcome.value))
@@ -188,12 +188,8 @@ class GoldenWriter:
             self._atomic.__exit__(kind, exc, tb)
 
 
-def _is_ids(value: Any) -> bool:
-    return isinstance(value, tuple) and all(type(v) is int for v in value)
-
-
 def _is_pieces(value: Any) -> bool:
-    return (isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], bytes) and _is_ids(value[1])
+    return (isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], bytes) and is_ids(value[1])
             and sum(value[1]) == len(value[0]))
 
 
@@ -232,7 +228,7 @@ def _derived(outcome: Outcome, index: dict[Any, int], ids: list[tuple[int, tuple
             for j, stored in pieces:
                 if len(stored[1]) == len(id_list) and _slices(id_list, stored) == value:
                     return {"slices": [i, j]}
-    if len(value) == 2 and isinstance(value[0], str) and _is_ids(value[1]):
+    if len(value) == 2 and isinstance(value[0], str) and is_ids(value[1]):
         for j, stored in pieces:
             if len(stored[1]) == len(value[1]) and _offsets(stored) == value[1]:
                 return {"offsets": j, "text": value[0]}
@@ -243,7 +239,7 @@ def _derived(outcome: Outcome, index: dict[Any, int], ids: list[tuple[int, tuple
             inner = None
         if inner is not None:
             return {"wrap": inner}
-    if _is_ids(value) and len(value) > 1:
+    if is_ids(value) and len(value) > 1:
         for i, stored in ids:
             if len(stored) >= len(value) and tuple(dict.fromkeys(stored)) == value:
                 return {"distinct": i}

@@ -124,7 +124,7 @@ from typing import Any, BinaryIO
 from harness.calls import AdapterInfo
 from harness.cases.model import Policy
 from harness.interface import Capabilities, TraceRound
-from harness.outcomes import Outcome
+from harness.outcomes import Outcome, ints_only
 
 __all__ = [
     "MAX_FRAME",
@@ -144,7 +144,6 @@ __all__ = [
 MAX_FRAME = 1 << 30
 _HEADER = struct.Struct(">I")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_INT_ONLY = frozenset({int})
 
 
 class ProtocolError(Exception):
@@ -177,7 +176,7 @@ def outcome_frame(number: int, outcome: Outcome) -> bytes:
     """
     value = outcome.value
     if outcome.kind == "ok" and type(value) is tuple and type(number) is int \
-            and _INT_ONLY.issuperset(map(type, value)):
+            and ints_only(value):
         ids = ", ".join(map(str, value)).encode("ascii")
         payload = b'{"type": "outcome", "n": %d, "outcome": {"ok": [%s]}}' % (number, ids)
         if len(payload) <= MAX_FRAME:
@@ -240,7 +239,7 @@ def encode_value(value: Any) -> Any:
     if isinstance(value, str):
         return encode_text(value)
     if isinstance(value, (tuple, list)):
-        if _INT_ONLY.issuperset(map(type, value)):
+        if ints_only(value):
             return list(value)  # the common case, IDs, without a call per element
         return [encode_value(v) for v in value]
     if isinstance(value, (bytes, bytearray, memoryview)):
@@ -259,7 +258,7 @@ def _encode_policy_part(part: Any) -> Any:
 def decode_value(data: Any) -> Any:
     """The inverse of :func:`encode_value`; arrays come back as tuples."""
     if isinstance(data, list):
-        if _INT_ONLY.issuperset(map(type, data)):  # IDs: every element exactly an int, checked in C
+        if ints_only(data):  # IDs: every element exactly an int, checked in C
             return tuple(data)
         return tuple(decode_value(v) for v in data)
     if isinstance(data, dict):
