@@ -80,6 +80,19 @@ def test_seeding_tiktoken_cache_writes_sha1_named_files_and_keeps_valid_ones(
     assert paths[0].stat().st_mtime_ns == stamp  # valid file left alone
 
 
+def test_a_valid_cached_file_is_not_made_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """r50k_base.tiktoken is derived from GPT-2's files (0.25 s) for the first process only;
+    the next ones find tiktoken's copy verified."""
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    [path] = vocab.seed_tiktoken_cache("r50k_base")
+    made = []
+    monkeypatch.setattr(vocab, "vocab_bytes", lambda name: made.append(name) or b"")
+    assert vocab.seed_tiktoken_cache("r50k_base") == [path] and made == []
+    path.write_bytes(b"garbage")
+    vocab.seed_tiktoken_cache("r50k_base")  # a wrong copy is made again (here by the stand-in)
+    assert made == ["r50k_base.tiktoken"] and path.read_bytes() == b""
+
+
 def test_seeding_replaces_a_corrupt_cached_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
     url = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
