@@ -205,6 +205,17 @@ def test_a_file_that_passed_the_schema_is_not_checked_again_and_an_edit_is(
     assert [c.id for c in load_cases([path])] == ["one"] and len(checked) == 3
 
 
+def test_loading_valid_cases_does_not_import_the_schema_library() -> None:
+    """jsonschema is 80 ms of a process's start, and the reproduce commands (tokconf call,
+    encode, decode) import the case loader but validate nothing."""
+    import subprocess
+    import sys
+
+    probe = "import sys, harness.run.selection, harness.cases.loader; print('jsonschema' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
+
+
 def test_unknown_key_deep_inside(tmp_path: Path) -> None:
     path = write(tmp_path, "bad.yaml", HEAD + """
   - id: one

@@ -17,9 +17,7 @@ import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
-
-import jsonschema
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from harness.cases.model import (
     CHECKS,
@@ -40,6 +38,9 @@ from harness.escapes import EscapeError, parse_escapes
 from harness.outcomes import CATEGORIES
 from harness.cases.schema_memo import known_valid, remember_valid
 from harness.cases.yaml_source import YamlDocument, YamlProblem, format_path, parse_yaml
+
+if TYPE_CHECKING:  # imported where a file is validated: 80 ms of every tokconf process else,
+    import jsonschema  # and a file that passed before is not validated again (schema_memo)
 
 __all__ = [
     "CaseFileError",
@@ -201,6 +202,8 @@ def _display(path: Path) -> str:
 
 @lru_cache(maxsize=1)
 def _validator() -> jsonschema.Draft202012Validator:
+    import jsonschema
+
     schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
     return jsonschema.Draft202012Validator(schema)
 
