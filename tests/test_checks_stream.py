@@ -7,6 +7,7 @@ from hypothesis import given, strategies as st
 
 from harness.checks.base import AGREE, SKIP, Finding
 from harness.checks.stream import MAX_CUTS, Detokenizer, _fed_cut_points, cut_points
+from harness.generate.strategies import cut_utf8_pieces
 from harness.registry import default_registry
 from harness.selftest.faults_api import DecodePerToken, DropsIncompleteTail, DropsLeadingContinuation, QuestionMarks, StrictIgnored
 from tests.check_helpers import calls, run
@@ -37,17 +38,7 @@ def test_cut_points_are_the_prefixes_that_end_inside_a_character() -> None:
     assert cut_points([b"ab", b"c"]) == ({}, [])  # nothing cut: nothing to decode
 
 
-@st.composite
-def utf8_cut_anywhere(draw: st.DrawFn) -> list[bytes]:
-    """A text's UTF-8 (lone surrogates aside, which no token's bytes hold) cut at any byte,
-    empty pieces included: what token pieces of valid text look like."""
-    data = draw(st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)).encode("utf-8")
-    cuts = sorted(draw(st.lists(st.integers(0, len(data)), max_size=30)))
-    bounds = [0, *cuts, len(data)]
-    return [data[a:b] for a, b in zip(bounds, bounds[1:])]
-
-
-@given(st.one_of(utf8_cut_anywhere(), st.lists(st.binary(max_size=4), max_size=30)))
+@given(st.one_of(cut_utf8_pieces(), st.lists(st.binary(max_size=4), max_size=30)))
 def test_cut_points_from_byte_offsets_are_what_the_fed_decoder_gives(pieces: list[bytes]) -> None:
     """The offset arithmetic of valid UTF-8 (:func:`cut_points`) against feeding the
     incremental decoder piece by piece (:func:`_fed_cut_points`), which invalid bytes take."""

@@ -42,6 +42,7 @@ __all__ = [
     "combining_marks",
     "contractions",
     "control_chars",
+    "cut_utf8_pieces",
     "digit_runs",
     "emoji_sequences",
     "generate",
@@ -222,6 +223,17 @@ def lone_surrogates(draw: st.DrawFn) -> str:
     """One surrogate code point, optionally inside letters: a valid ``str``, invalid text."""
     surrogate = draw(st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF))
     return draw(st.sampled_from(["", "a"])) + surrogate + draw(st.sampled_from(["", "b"]))
+
+
+@st.composite
+def cut_utf8_pieces(draw: st.DrawFn) -> list[bytes]:
+    """A text's UTF-8 cut at any bytes, empty pieces included: the token pieces a byte-level
+    tokenizer's IDs can decode to, for the streaming decode's cut points (lone surrogates
+    left out: no token's bytes hold one)."""
+    data = draw(st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)).encode("utf-8")
+    cuts = sorted(draw(st.lists(st.integers(0, len(data)), max_size=30)))
+    bounds = [0, *cuts, len(data)]
+    return [data[a:b] for a, b in zip(bounds, bounds[1:])]
 
 
 def special_literals(literals: Sequence[str]) -> st.SearchStrategy[str]:
