@@ -93,7 +93,9 @@ def test_a_planted_token_fault_fails_every_run_however_warm_the_cache(tmp_path: 
         assert any(d["adapter"] == name and d["status"] == "unexpected" for d in data["divergences"]), attempt
         # a plugin's code is not tokconf's to hash: its units are always asked
         assert name not in data["run"]["cache"]["from_cache"], attempt
-    assert data["run"]["cache"]["from_cache"] == {"tiktoken:cl100k_base": ["every-token", "vocab"]}  # its units alone
+    # its own units, and the answers it gave in the plugin's units (harness/run/answers.py)
+    assert data["run"]["cache"]["from_cache"] == {"tiktoken:cl100k_base": ["every-token", "generated", "long",
+                                                                            "shrink", "vocab"]}
 
 
 def _key(selected: Any, name: str) -> str:
@@ -308,8 +310,9 @@ def test_a_drop_in_module_of_the_users_own_is_asked_every_run(tmp_path: Path, ca
                for d in second["divergences"])
     for data in (first, second):  # no release: the user's work in progress, never kept
         assert name not in data["run"]["cache"]["from_cache"]
-    # the generated and long units ask the drop-in too: only the reference's own vocabulary unit is read
-    assert second["run"]["cache"]["from_cache"] == {"tiktoken:r50k_base": ["vocab"]}
+    # the generated and long units ask the drop-in too: the reference's own vocabulary unit is
+    # read, and its answers in the generated units (its long calls go to a worker: asked)
+    assert second["run"]["cache"]["from_cache"] == {"tiktoken:r50k_base": ["generated", "vocab"]}
 
 
 def test_an_installed_drop_in_is_kept_under_the_hashes_of_its_packages_modules(tmp_path: Path,

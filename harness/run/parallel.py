@@ -38,6 +38,7 @@ from harness.cases.model import Case
 from harness.checks.base import ORDINARY, Finding
 from harness.run.deltas import Delta, combined, delta_of, judge_delta, merge
 from harness.run.handout import generated_weight, handout
+from harness.run.answers import remembered_answers
 from harness.run.prefetch import prefetch
 from harness.run.screen import screened_only
 
@@ -179,7 +180,9 @@ SPLIT_KINDS: dict[str, int] = {"every-token": SLICES_PER_PART}
 
 
 def _run_task(kind: str, units: Sequence[Any]) -> Any:
-    return TASKS[kind](units)
+    # a unit the cache cannot keep whole still keeps its hashable adapters' answers
+    with remembered_answers(_RUNNER, kind, units):
+        return TASKS[kind](units)
 
 
 def _run_in_child(kind: str, units: Sequence[Any], pack: Callable[[Any], bytes] | None) -> Any:
@@ -207,7 +210,7 @@ def run_task(runner: Any, kind: str, units: Sequence[Any]) -> Any:
     :class:`Delta` (a list of results for ``shrink`` and ``pool``)."""
     global _RUNNER
     _RUNNER = runner
-    return TASKS[kind](units)
+    return _run_task(kind, units)
 
 
 def _child_init(parent: int, tied: bool) -> None:

@@ -149,43 +149,29 @@ class UnitCache:
 
     def key(self, runner: Any, kind: str, task: Sequence[Any]) -> tuple[tuple[str, ...], str] | None:
         """(the adapters ``task`` asks, its key), or None when it is not cached."""
-        if kind not in CACHED_KINDS or not task:
+        unit = _unit(runner, kind, task)
+        if unit is None:
             return None
-        if kind == "cases" and any(is_document(case) for case in task[0]):
-            # a corpus streams through once: its documents would only push the units
-            # that recur (every token, the shipped cases) out of the cache, and hashing
-            # them cost more than checking them (a Dask run resumes from its own record)
-            return None
-        selected = runner.selected
-        if kind == "every-token":
-            names = sorted({name for _, adapters in task for name in adapters} | {task[0][0].reference})
-            inputs = [token_slice.digest for token_slice, _ in task]  # each computed once per run
-            shown = tuple(n for n in names if n != task[0][0].reference) or tuple(names)
-        elif kind == "shrink":  # one finding on its adapter and reference
-            ((candidate, max_calls, _),) = task  # the time bound: a result that hit it is not kept
-            names = sorted({candidate.finding.adapter, candidate.reference})
-            inputs = [_canonical(candidate), str(max_calls).encode("ascii")]
-            shown = (candidate.finding.adapter,)
-        elif kind == "long":  # LongUnit values: kind, adapters, reference, sizes
-            names = sorted({n for unit in task for n in unit.adapters})
-            inputs = [_canonical(unit) for unit in task]
-            shown = tuple(names)
-        elif kind == "vocab":  # adapter names; each probed against its encoding's reference
-            shown = tuple(task)
-            names = sorted({*task, *(selected.references[selected.calls[n].info.encoding] for n in task)})
-            inputs = []
-        elif kind == "generated":
-            names = sorted({n for _, adapters, reference, _ in task for n in (*adapters, reference)})
-            inputs = [_canonical(unit) for unit in task]
-            shown = tuple(names)
-        else:  # cases: a case picks its pairs among every adapter of the run
-            cases, vocab_findings = task
-            names = sorted(selected.calls)
-            inputs = [_canonical(list(cases)), _canonical({**runner.vocab_findings, **vocab_findings}),
-                      _canonical(selected.references)]
-            shown = tuple(names)
-        key = _key_of(selected, kind, names, inputs)
+        names, inputs, shown = unit
+        key = _key_of(runner.selected, kind, names, inputs)
         return None if key is None else (shown, key)
+
+    def answers_key(self, runner: Any, kind: str, task: Sequence[Any]) -> tuple[tuple[str, ...], str] | None:
+        """(the adapters of ``task`` whose answers are kept, the key they are kept under)
+        where the unit cannot be kept whole but some of its adapters can be hashed
+        (:mod:`harness.run.answers`); else None."""
+        selected = runner.selected
+        if all(adapter_fingerprint(selected, n) is not None for n in selected.calls):
+            return None  # every unit of the run is kept whole (a default run): not digested twice
+        unit = _unit(runner, kind, task)
+        if unit is None:
+            return None
+        names, inputs, _ = unit
+        known = tuple(n for n in names if adapter_fingerprint(selected, n) is not None)
+        if not known or len(known) == len(names):
+            return None
+        key = _key_of(selected, f"answers of {kind}", known, inputs)
+        return None if key is None else (known, key)
 
     def remembered(self, selected: Any, kind: str, names: Sequence[str], inputs: Sequence[bytes],
                    compute: Callable[[], Any]) -> Any:
@@ -270,6 +256,47 @@ def prune(folder: Path, *, limit_bytes: int) -> int:
         total -= size
         removed += 1
     return removed
+
+
+def _unit(runner: Any, kind: str, task: Sequence[Any]) -> tuple[list[str], list[bytes], tuple[str, ...]] | None:
+    """(every adapter ``task`` asks, its inputs in canonical form, the adapters the report
+    names when it comes from the cache), or None for a unit that is never kept."""
+    if kind not in CACHED_KINDS or not task:
+        return None
+    if kind == "cases" and any(is_document(case) for case in task[0]):
+        # a corpus streams through once: its documents would only push the units
+        # that recur (every token, the shipped cases) out of the cache, and hashing
+        # them cost more than checking them (a Dask run resumes from its own record)
+        return None
+    selected = runner.selected
+    if kind == "every-token":
+        names = sorted({name for _, adapters in task for name in adapters} | {task[0][0].reference})
+        inputs = [token_slice.digest for token_slice, _ in task]  # each computed once per run
+        shown = tuple(n for n in names if n != task[0][0].reference) or tuple(names)
+    elif kind == "shrink":  # one finding on its adapter and reference
+        ((candidate, max_calls, _),) = task  # the time bound: a result that hit it is not kept
+        names = sorted({candidate.finding.adapter, candidate.reference})
+        inputs = [_canonical(candidate), str(max_calls).encode("ascii")]
+        shown = (candidate.finding.adapter,)
+    elif kind == "long":  # LongUnit values: kind, adapters, reference, sizes
+        names = sorted({n for unit in task for n in unit.adapters})
+        inputs = [_canonical(unit) for unit in task]
+        shown = tuple(names)
+    elif kind == "vocab":  # adapter names; each probed against its encoding's reference
+        shown = tuple(task)
+        names = sorted({*task, *(selected.references[selected.calls[n].info.encoding] for n in task)})
+        inputs = []
+    elif kind == "generated":
+        names = sorted({n for _, adapters, reference, _ in task for n in (*adapters, reference)})
+        inputs = [_canonical(unit) for unit in task]
+        shown = tuple(names)
+    else:  # cases: a case picks its pairs among every adapter of the run
+        cases, vocab_findings = task
+        names = sorted(selected.calls)
+        inputs = [_canonical(list(cases)), _canonical({**runner.vocab_findings, **vocab_findings}),
+                  _canonical(selected.references)]
+        shown = tuple(names)
+    return names, inputs, shown
 
 
 def _key_of(selected: Any, kind: str, names: Sequence[str], inputs: Sequence[bytes]) -> str | None:

@@ -1,0 +1,158 @@
+"""A unit the cache cannot keep whole keeps the answers of the adapters it can hash
+(harness/run/answers.py): the user's path asks its reference nothing it asked before,
+and finds what it found with nothing kept."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.calls import InProcess
+from harness.cases.model import Policy
+from harness.checks.base import ORDINARY
+from harness.cli import main
+from harness.outcomes import Outcome
+from harness.registry import default_registry
+from harness.run.answers import RememberingExecutor
+
+#: every literal special under every policy: found by the shipped cases, which ask the
+#: same literals under several policies (the answers kept must tell them apart)
+PLUGIN = "wrong:always-special"
+#: the shipped cases and one generated example; every token, everyday text and the
+#: default long inputs are other tests'
+RUN = ["run", "--quiet", "--no-isolate", "--plugin", "tests.wrong_adapters:always_special", "--impl", PLUGIN,
+       "--no-every-token", "--no-everyday", "--no-default-long", "--max-examples", "1", "--profile-harness"]
+REFERENCE = "tiktoken:cl100k_base"
+
+
+def _run(tmp_path: Path, name: str, *extra: str) -> tuple[int, dict[str, Any], dict[str, Any]]:
+    out = tmp_path / name
+    code = main([*RUN, *extra, "--out", str(out)])
+    latest = out / "latest"
+    return (code, json.loads((latest / "parity.json").read_text(encoding="utf-8")),
+            json.loads((latest / "harness-profile.json").read_text(encoding="utf-8")))
+
+
+def _verdicts(data: dict[str, Any]) -> tuple[Any, ...]:
+    divergences = sorted((d["adapter"], d["check"], d["kind"], d["status"], json.dumps(d["input"]), d["detail"])
+                         for d in data["divergences"])
+    return data["matrix"], divergences, data["coverage"], data["verdict"]
+
+
+def test_a_plugins_second_run_asks_its_reference_nothing_again_and_finds_the_same(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TOKCONF_CACHE_DIR", str(tmp_path / "cache"))
+    code, cold, cold_profile = _run(tmp_path, "cold")
+    assert code == 1
+    assert any(d["adapter"] == PLUGIN and d["status"] == "unexpected" for d in cold["divergences"])
+    asked = cold_profile["adapter_calls_by_phase_s"]
+    assert REFERENCE in asked["cases"] and REFERENCE in asked["generated"]
+
+    code, warm, warm_profile = _run(tmp_path, "warm")
+    assert code == 1
+    # the plugin's code is not tokconf's to hash: asked again; its reference's answers are read
+    assert PLUGIN not in warm["run"]["cache"]["from_cache"]
+    assert {"cases", "generated", "shrink"} <= set(warm["run"]["cache"]["from_cache"][REFERENCE])
+    asked = warm_profile["adapter_calls_by_phase_s"]
+    # (the generated phase still asks it outside its units: the pieces that steer inputs)
+    assert REFERENCE not in asked["cases"] and PLUGIN in asked["cases"]
+
+    code, fresh, _ = _run(tmp_path, "fresh", "--no-cache")
+    assert code == 1
+    assert _verdicts(warm) == _verdicts(fresh) == _verdicts(cold)
+
+
+def _tiktoken() -> InProcess:
+    registry = default_registry()
+    return InProcess(registry.get(REFERENCE), provider=registry.spec(REFERENCE).provider)
+
+
+class _Counting:
+    """An executor that counts the items it is asked."""
+
+    def __init__(self, inner: InProcess) -> None:
+        self.inner = inner
+        self.info = inner.info
+        self.asked: list[Any] = []
+
+    def call(self, op: str, *args: Any) -> Outcome:
+        self.asked.append((op, *args))
+        return self.inner.call(op, *args)
+
+    def encode_ids_many(self, texts: list[str], policy: Policy) -> list[Any]:
+        self.asked += [("encode", t, policy) for t in texts]
+        return self.inner.encode_ids_many(texts, policy)
+
+    def api_surfaces(self, texts: list[str]) -> list[Outcome]:
+        self.asked += [("api_surface", t) for t in texts]
+        return self.inner.api_surfaces(texts)
+
+
+def test_bulk_calls_ask_only_what_is_not_known_and_answer_as_the_adapter() -> None:
+    special = Policy(allowed_special="all", disallowed_special=frozenset())
+    texts = ["hello world", "<|endoftext|>", "  \n\n", "<|endoftext|>"]
+    plain = _tiktoken()
+    counting = _Counting(_tiktoken())
+    remembering = RememberingExecutor(counting, {})
+    assert not hasattr(remembering, "token_bytes_many")  # what the inner executor lacks, it lacks
+    for policy in (ORDINARY, special):
+        expected = plain.encode_ids_many(texts, policy)
+        assert remembering.encode_ids_many(texts, policy) == expected
+    # the literal is text under the ordinary policy and a token under "all": two answers
+    assert remembering.new[("encode", "<|endoftext|>", special)].value == (100257,)
+    assert remembering.new[("encode", "<|endoftext|>", ORDINARY)].value == (27, 91, 8862, 728, 428, 91, 29)
+    assert remembering.missed == len(counting.asked) == 8  # a bulk call asks what the adapter's would
+
+    again = RememberingExecutor(counting, {**remembering.new})
+    counting.asked.clear()
+    assert again.encode_ids_many([*texts, "new"], special) == plain.encode_ids_many([*texts, "new"], special)
+    assert again.call("encode", "hello world", ORDINARY).value == (15339, 1917)
+    assert counting.asked == [("encode", "new", special)] and again.missed == 1
+    walks = again.api_surfaces(["a", "b"])
+    assert [w.value for w in walks] == [plain.call("api_surface", t).value for t in ("a", "b")]
+    assert counting.asked[1:] == [("api_surface", "a"), ("api_surface", "b")]
+
+
+def test_a_timeout_is_never_kept() -> None:
+    class Slow:
+        info = None
+
+        def call(self, op: str, *args: Any) -> Outcome:
+            return Outcome.timeout(5.0)
+
+    remembering = RememberingExecutor(Slow(), {})
+    assert remembering.call("encode", "a", ORDINARY).kind == "timeout"
+    assert remembering.new == {} and remembering.missed == 1
+
+
+def test_the_answers_are_kept_under_the_hashable_adapters_fingerprints() -> None:
+    from dataclasses import replace
+
+    from harness.run.every_token import adapter_task_groups
+    from harness.run.runner import Runner
+    from harness.run.selection import select
+    from harness.run.unit_cache import UnitCache
+
+    selected = select(default_registry(), impls=["tiktoken:r50k_base", "minbpe:r50k_base"])
+    cache = UnitCache(Path("/nonexistent"))
+
+    def keys() -> tuple[Any, Any]:
+        runner = Runner(selected)
+        ((task,),) = [[t] for group in adapter_task_groups(runner) for n, t in group if n == "minbpe:r50k_base"]
+        return cache.key(runner, "every-token", task), cache.answers_key(runner, "every-token", task)
+
+    whole, answers = keys()
+    assert whole is not None and answers is None  # kept whole: nothing kept apart
+    row = selected.rows["minbpe:r50k_base"]
+    selected.rows["minbpe:r50k_base"] = replace(row, provider="plugin mine.py:family")  # not hashable
+    whole, answers = keys()
+    assert whole is None and answers is not None and answers[0] == ("tiktoken:r50k_base",)
+    reference = selected.rows["tiktoken:r50k_base"]
+    selected.rows["tiktoken:r50k_base"] = replace(reference, version="0.0.0-other")
+    assert keys()[1][1] != answers[1]  # another release of the reference: its answers are not these
+    selected.rows["tiktoken:r50k_base"] = reference
+    assert keys()[1] == answers
+    selected.close()
