@@ -45,13 +45,13 @@ def _verdicts(data: dict[str, Any]) -> tuple[Any, ...]:
 def test_a_plugins_second_run_asks_its_reference_nothing_again_and_finds_the_same(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TOKCONF_CACHE_DIR", str(tmp_path / "cache"))
-    code, cold, cold_profile = _run(tmp_path, "cold")
+    code, cold, cold_profile = _run(tmp_path, "cold", "--jobs", "1")
     assert code == 1
     assert any(d["adapter"] == PLUGIN and d["status"] == "unexpected" for d in cold["divergences"])
     asked = cold_profile["adapter_calls_by_phase_s"]
     assert REFERENCE in asked["cases"] and REFERENCE in asked["generated"]
 
-    code, warm, warm_profile = _run(tmp_path, "warm")
+    code, warm, warm_profile = _run(tmp_path, "warm", "--jobs", "1")
     assert code == 1
     # the plugin's code is not tokconf's to hash: asked again; its reference's answers are read
     assert PLUGIN not in warm["run"]["cache"]["from_cache"]
@@ -60,9 +60,14 @@ def test_a_plugins_second_run_asks_its_reference_nothing_again_and_finds_the_sam
     # (the generated phase still asks it outside its units: the pieces that steer inputs)
     assert REFERENCE not in asked["cases"] and PLUGIN in asked["cases"]
 
+    # in two processes: what each one read is in the parent's report
+    code, parallel, _ = _run(tmp_path, "parallel", "--jobs", "2")
+    assert code == 1
+    assert {"cases", "generated"} <= set(parallel["run"]["cache"]["from_cache"][REFERENCE])
+
     code, fresh, _ = _run(tmp_path, "fresh", "--no-cache")
     assert code == 1
-    assert _verdicts(warm) == _verdicts(fresh) == _verdicts(cold)
+    assert _verdicts(warm) == _verdicts(parallel) == _verdicts(fresh) == _verdicts(cold)
 
 
 def _tiktoken() -> InProcess:

@@ -12,9 +12,11 @@ So a unit that cannot be kept whole keeps the answers of the adapters it *can* h
 this process, one file per unit (:meth:`~harness.run.unit_cache.UnitCache.answers_key`:
 those adapters' fingerprints, tokconf's code, the runtime and the unit's inputs). The
 next run's same unit finds its answers there, call by call: ``(op, *args)`` is looked up
-exactly, and a call not found is asked, so a stored answer can only ever stand for the
-very same call on the very same adapter. An adapter whose every call was found is named
-in the report's ``run.cache`` for that phase; ``--no-cache`` asks everything.
+exactly, and a call not found is asked (and kept), so a stored answer can only ever stand
+for the very same call on the very same adapter. An adapter whose answers a unit read is
+named in the report's ``run.cache`` for that phase, as for a unit read whole (calls the
+answers lacked were asked: under ``--jobs`` a process may ask a piece that another
+process's memo answered in the run that kept them); ``--no-cache`` asks everything.
 
 Only adapters called in this process are remembered: a worker's calls go in frames of
 many requests with follow-ups computed from their answers (:mod:`harness.run.prefetch`),
@@ -152,7 +154,7 @@ def remembered_answers(runner: Any, kind: str, task: Sequence[Any]) -> Iterator[
             wrapped[name] = executor
         yield
     for name, executor in wrapped.items():
-        if executor.missed == 0 and executor.known:
+        if executor.known:  # read from the cache (what it lacked was asked)
             cache.hit([name], kind)
     if any(executor.new for executor in wrapped.values()):
         cache.store(key, {name: {**executor.known, **executor.new} for name, executor in wrapped.items()})

@@ -200,8 +200,12 @@ def _run_in_child(kind: str, units: Sequence[Any], pack: Callable[[Any], bytes] 
     return result
 
 
-def _run_group_in_child(kind: str, tasks: Sequence[Sequence[Any]], pack: Callable[[Any], bytes] | None) -> list[Any]:
-    return [_run_in_child(kind, task, pack) for task in tasks]
+def _run_group_in_child(kind: str, tasks: Sequence[Sequence[Any]],
+                        pack: Callable[[Any], bytes] | None) -> list[tuple[Any, Any]]:
+    """Each task's result, with what the unit cache counted in this process while it ran
+    (the answers it read and kept, :mod:`harness.run.answers`), for the parent's report."""
+    cache = getattr(_RUNNER, "unit_cache", None)
+    return [(_run_in_child(kind, task, pack), None if cache is None else cache.take_counts()) for task in tasks]
 
 
 def run_task(runner: Any, kind: str, units: Sequence[Any]) -> Any:
@@ -231,6 +235,9 @@ def _child_init(parent: int, tied: bool) -> None:
     # a pool process ends with os._exit: its workers are ended and waited for here, so their
     # CPU counts in the run's (RUSAGE_CHILDREN; tests/test_jobs_workers_end.py says more)
     multiprocessing.util.Finalize(None, _close_own_workers, exitpriority=10)
+    cache = getattr(_RUNNER, "unit_cache", None)
+    if cache is not None:
+        cache.take_counts()  # the parent's, as forked: it reports them itself
 
 
 def _close_own_workers() -> None:
@@ -426,9 +433,13 @@ class Jobs:
                                              initargs=(os.getpid(), forker_is_main))
             self._forked_with = adapters
         pool, pack = self._pool, self.pack
+        cache = getattr(self.runner, "unit_cache", None)
         try:
-            yield from handout(lambda group: pool.submit(_run_group_in_child, kind, group, pack), tasks,
-                               weights=weights, affinity=affinity, processes=self.jobs)
+            for result, counts in handout(lambda group: pool.submit(_run_group_in_child, kind, group, pack), tasks,
+                                          weights=weights, affinity=affinity, processes=self.jobs):
+                if counts is not None and cache is not None:
+                    cache.add_counts(counts)
+                yield result
         except BrokenProcessPool as exc:
             self.close()
             raise JobsBroken(

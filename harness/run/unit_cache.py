@@ -231,6 +231,21 @@ class UnitCache:
         for adapter in adapters:
             self.hits.setdefault(adapter, set()).add(phase)
 
+    def take_counts(self) -> tuple[dict[str, set[str]], int, int]:
+        """What this process's copy counted since the last call (hits, stored, refused),
+        and counts it no more: a ``--jobs`` process hands it to the parent's
+        (:meth:`add_counts`), whose report says it."""
+        counts = (self.hits, self.stored, self.refused)
+        self.hits, self.stored, self.refused = {}, 0, 0
+        return counts
+
+    def add_counts(self, counts: tuple[dict[str, set[str]], int, int]) -> None:
+        hits, stored, refused = counts
+        for adapter, phases in hits.items():
+            self.hits.setdefault(adapter, set()).update(phases)
+        self.stored += stored
+        self.refused += refused
+
     def to_json(self) -> dict[str, Any]:
         return {"used": True, "folder": str(self.folder), "stored": self.stored, "refused": self.refused,
                 "from_cache": {name: sorted(phases) for name, phases in sorted(self.hits.items())}}
