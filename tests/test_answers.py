@@ -161,3 +161,28 @@ def test_the_answers_are_kept_under_the_hashable_adapters_fingerprints() -> None
     selected.rows["tiktoken:r50k_base"] = reference
     assert keys()[1] == answers
     selected.close()
+
+
+def test_the_long_inputs_keep_the_references_answers_though_a_worker_asks_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The long inputs move the in-process reference into a worker (a per-call timeout) in
+    the middle of their unit: its answers there are kept with the unit's."""
+    monkeypatch.setenv("TOKCONF_CACHE_DIR", str(tmp_path / "cache"))
+    flags = ["run", "--quiet", "--plugin", "tests.wrong_adapters:always_special", "--impl", PLUGIN, "--no-cases",
+             "--no-every-token", "--no-everyday", "--max-examples", "1", "--long", "--long-sizes", "3000",
+             "--profile-harness", "--jobs", "1"]
+    runs = {}
+    for name in ("cold", "warm"):
+        out = tmp_path / name
+        main([*flags, "--out", str(out)])
+        runs[name] = (json.loads((out / "latest" / "parity.json").read_text(encoding="utf-8")),
+                      json.loads((out / "latest" / "harness-profile.json").read_text(encoding="utf-8")))
+    (cold, cold_profile), (warm, warm_profile) = runs["cold"], runs["warm"]
+    rows = {a["name"]: a for a in cold["adapters"]}
+    assert not rows[REFERENCE].get("isolated") and rows[PLUGIN]["isolated"].startswith("worker process")
+    assert REFERENCE in cold_profile["adapter_calls_by_phase_s"]["long"]
+    assert "long" in warm["run"]["cache"]["from_cache"][REFERENCE]
+    assert REFERENCE not in warm_profile["adapter_calls_by_phase_s"]["long"]
+    assert PLUGIN in warm_profile["adapter_calls_by_phase_s"]["long"]
+    assert cold["run"]["limits"]["long_reach"] == warm["run"]["limits"]["long_reach"]
+    assert _verdicts(warm) == _verdicts(cold)

@@ -19,9 +19,12 @@ answers lacked were asked: under ``--jobs`` a process may ask a piece that anoth
 process's memo answered in the run that kept them); ``--no-cache`` asks everything.
 
 Only adapters called in this process are remembered: a worker's calls go in frames of
-many requests with follow-ups computed from their answers (:mod:`harness.run.prefetch`),
-and the outcomes that depend on the machine (a timeout, a crash) come from workers alone;
-they are refused all the same.
+many requests with follow-ups computed from their answers (:mod:`harness.run.prefetch`).
+The long inputs are the exception: they ask one call at a time, and their per-call
+timeout moves an adapter of this process into a worker, in the middle of the first long
+unit (:func:`harness.run.long_tier.bounded_calls`) and for the rest of the run, so there
+a worker's answers are remembered too. An outcome that depends
+on the machine (a timeout, a crash) is never kept.
 """
 
 from __future__ import annotations
@@ -67,11 +70,13 @@ class RememberingExecutor:
     False
     """
 
-    def __init__(self, inner: Any, known: Answers) -> None:
-        self._inner = inner
+    def __init__(self, inner: Any, known: Answers, new: Answers | None = None) -> None:
+        self.inner = inner
         self.info = inner.info
         self.known = known
-        self.new: Answers = {}
+        self.new: Answers = {} if new is None else new
+        #: the other Calls of this adapter it remembers for, until the unit ends (:meth:`extend_to`)
+        self.extended = ExitStack()
         #: calls not found in ``known``
         self.missed = 0
         # the bulk calls exist where the inner executor has them: callers look for them
@@ -80,6 +85,12 @@ class RememberingExecutor:
             if hasattr(inner, bulk):
                 setattr(self, bulk, getattr(self, f"_{bulk}"))
 
+    def extend_to(self, calls: Any) -> None:
+        """Remember the answers of ``calls`` with this executor's, until the unit ends: the
+        same adapter, moved into a worker in the middle of the unit (the long inputs' per-call
+        timeout, :func:`harness.run.long_tier.bounded_calls`)."""
+        self.extended.enter_context(calls.executor_replaced(RememberingExecutor(calls.executor, self.known, self.new)))
+
     def call(self, op: str, *args: Any) -> Outcome:
         key = (op, *args)
         found = self.known.get(key)
@@ -87,7 +98,7 @@ class RememberingExecutor:
             found = self.new.get(key)
         if found is None:
             self.missed += 1
-            found = self._inner.call(op, *args)
+            found = self.inner.call(op, *args)
             if _keeps(found):
                 self.new[key] = found
         return found
@@ -108,27 +119,27 @@ class RememberingExecutor:
 
     def _encode_many(self, texts: Sequence[str], policy: Any) -> list[Outcome]:
         return self._many([("encode", t, policy) for t in texts],
-                          lambda at: self._inner.encode_many([texts[n] for n in at], policy))
+                          lambda at: self.inner.encode_many([texts[n] for n in at], policy))
 
     def _encode_ids_many(self, texts: Sequence[str], policy: Any) -> list[Any]:
         """``encode_many`` with a success as its IDs alone, as the inner executor's."""
         def ask(at: list[int]) -> list[Outcome]:
-            answers = self._inner.encode_ids_many([texts[n] for n in at], policy)
+            answers = self.inner.encode_ids_many([texts[n] for n in at], policy)
             return [Outcome.ok(a) if type(a) is tuple else a for a in answers]
 
         return [o.value if o.is_ok else o for o in self._many([("encode", t, policy) for t in texts], ask)]
 
     def _token_bytes_many(self, ids: Sequence[int]) -> list[Outcome]:
         return self._many([("token_bytes", i) for i in ids],
-                          lambda at: self._inner.token_bytes_many([ids[n] for n in at]))
+                          lambda at: self.inner.token_bytes_many([ids[n] for n in at]))
 
     def _api_surfaces(self, texts: Sequence[str]) -> list[Outcome]:
         return self._many([("api_surface", t) for t in texts],
-                          lambda at: self._inner.api_surfaces([texts[n] for n in at]))
+                          lambda at: self.inner.api_surfaces([texts[n] for n in at]))
 
     def __getattr__(self, name: str) -> Any:
         # what else the inner executor has (``close``, ``provenance``, a stopwatch's ``around``)
-        return getattr(self._inner, name)
+        return getattr(self.inner, name)
 
 
 @contextmanager
@@ -147,10 +158,11 @@ def remembered_answers(runner: Any, kind: str, task: Sequence[Any]) -> Iterator[
     with ExitStack() as stack:
         for name in names:
             calls = runner.selected.calls.get(name)
-            if calls is None or calls.batches:  # a worker's: see the module's text
+            if calls is None or (calls.batches and kind != "long"):  # a worker's: see the module's text
                 continue
             executor = RememberingExecutor(calls.executor, stored.get(name, {}))
             stack.enter_context(calls.executor_replaced(executor))
+            stack.enter_context(executor.extended)
             wrapped[name] = executor
         yield
     for name, executor in wrapped.items():

@@ -55,12 +55,19 @@ def bounded_calls(runner: Any, name: str) -> Any:
     current = selected.calls[name]
     if current.batches or unbounded(selected):
         return current
+    from harness.run.answers import RememberingExecutor
     from harness.run.profile import TimedExecutor
     from harness.worker.client import WorkerExecutor
 
     bounded = Calls(WorkerExecutor(name, selected.isolation))
-    if isinstance(current.executor, TimedExecutor):  # --profile-harness times the long calls too
-        bounded.wrap_executor(current.executor.around)
+    executor = current.executor
+    remembering = executor if isinstance(executor, RememberingExecutor) else None
+    if remembering is not None:  # a unit that keeps this adapter's answers (harness.run.answers)
+        executor = remembering.inner
+    if isinstance(executor, TimedExecutor):  # --profile-harness times the long calls too
+        bounded.wrap_executor(executor.around)
+    if remembering is not None:
+        remembering.extend_to(bounded)
     selected.calls[name] = bounded
     return bounded
 
