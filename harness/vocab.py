@@ -217,9 +217,27 @@ def vocab_bytes(name: str) -> bytes:
         data = gzip.decompress(raw) if spec.package_source and spec.package_source[2] else raw
         return _verified(data, spec, str(packaged))
     if name == "r50k_base.tiktoken":
+        kept = _kept_copy(spec)
+        if kept is not None:
+            return kept
         derived = _derive_r50k_base()
         return _verified(derived, spec, "r50k_base.tiktoken derived from GPT-2's encoder.json/vocab.bpe")
     raise VocabUnavailable(_unavailable_message(spec, folder))
+
+
+def _kept_copy(spec: VocabFile) -> bytes | None:
+    """The copy of ``spec`` in tiktoken's cache (:func:`seed_tiktoken_cache` writes it)
+    when its SHA-256 is the pinned one, else None: the very bytes a derivation gives, read
+    instead of derived (0.25 s of every process that loads r50k_base's ranks). Used only
+    where the file's own sources are there, so it never makes a file available offline."""
+    path = _tiktoken_cache_path(spec)
+    if path is None:
+        return None
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    return data if sha256_hex(data) == spec.sha256 else None
 
 
 def vocab_unavailable_reason(name: str) -> str | None:
@@ -375,6 +393,13 @@ def tiktoken_cache_dir() -> str:
     return os.path.join(tempfile.gettempdir(), "data-gym-cache")
 
 
+def _tiktoken_cache_path(spec: VocabFile) -> Path | None:
+    """Where tiktoken looks for ``spec``: in its cache folder, under the SHA-1 of the URL
+    it would fetch (None: the cache is off)."""
+    folder = tiktoken_cache_dir()
+    return Path(folder) / hashlib.sha1(spec.tiktoken_url.encode()).hexdigest() if folder else None
+
+
 def seed_tiktoken_cache(encoding: str) -> list[Path]:
     """Write the verified files ``encoding`` needs where tiktoken looks for them.
 
@@ -388,16 +413,15 @@ def seed_tiktoken_cache(encoding: str) -> list[Path]:
             f"tokconf has no pinned vocabulary for tiktoken encoding {encoding!r}; "
             f"known: {', '.join(sorted(TIKTOKEN_ENCODING_FILES))}"
         )
-    folder = tiktoken_cache_dir()
-    if folder == "":
-        raise VocabUnavailable(
-            "TIKTOKEN_CACHE_DIR is set to the empty string, which turns tiktoken's cache off, "
-            "so tiktoken would download its files; unset it or point it at a folder"
-        )
     paths = []
     for name in files:
         spec = VOCAB_FILES[name]
-        path = Path(folder) / hashlib.sha1(spec.tiktoken_url.encode()).hexdigest()
+        path = _tiktoken_cache_path(spec)
+        if path is None:
+            raise VocabUnavailable(
+                "TIKTOKEN_CACHE_DIR is set to the empty string, which turns tiktoken's cache off, "
+                "so tiktoken would download its files; unset it or point it at a folder"
+            )
         reason = vocab_unavailable_reason(name)
         if reason is not None:  # as offline as before: a copy tiktoken kept is not a source
             raise VocabUnavailable(reason)

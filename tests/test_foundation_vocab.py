@@ -93,6 +93,23 @@ def test_a_valid_cached_file_is_not_made_again(tmp_path: Path, monkeypatch: pyte
     assert made == ["r50k_base.tiktoken"] and path.read_bytes() == b""
 
 
+def test_r50k_base_is_read_from_tiktokens_verified_copy_instead_of_derived(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Loading r50k_base's ranks derived them from GPT-2's files in every process (0.25 s);
+    the copy seeded for tiktoken is the same bytes, and is read when its hash says so."""
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    [path] = vocab.seed_tiktoken_cache("r50k_base")
+    pinned = vocab.VOCAB_FILES["r50k_base.tiktoken"].sha256
+    derived = []
+    real = vocab._derive_r50k_base
+    monkeypatch.setattr(vocab, "_derive_r50k_base", lambda: derived.append(1) or real())
+    vocab.vocab_bytes.cache_clear()  # as a new process finds it
+    assert hashlib.sha256(vocab.vocab_bytes("r50k_base.tiktoken")).hexdigest() == pinned and derived == []
+    path.write_bytes(path.read_bytes().replace(b" 50000\n", b" 49999\n"))  # not the pinned file
+    vocab.vocab_bytes.cache_clear()
+    assert hashlib.sha256(vocab.vocab_bytes("r50k_base.tiktoken")).hexdigest() == pinned and derived == [1]
+
+
 def test_seeding_replaces_a_corrupt_cached_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
     url = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
