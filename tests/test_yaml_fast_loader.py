@@ -46,3 +46,18 @@ def test_a_broken_document_is_reported_in_the_pure_loaders_words() -> None:
     with pytest.raises(yaml.YAMLError) as pure:
         yaml.safe_load("a: [1, 2\nb: 3\n")
     assert pure.value.problem in str(caught.value)
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(REPO)))
+def test_safe_load_gives_what_yaml_safe_load_gives(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert yaml_source.safe_load(text) == yaml.safe_load(text)
+
+
+def test_safe_load_raises_what_yaml_safe_load_raises() -> None:
+    text = 'name: x\nsource: "unclosed\nclass: C\n'
+    with pytest.raises(yaml.YAMLError) as pure:
+        yaml.safe_load(text)
+    with pytest.raises(yaml.YAMLError) as ours:
+        yaml_source.safe_load(text)
+    assert str(ours.value) == str(pure.value)

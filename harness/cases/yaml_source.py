@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 import yaml
 
-__all__ = ["YamlProblem", "YamlDocument", "parse_yaml", "format_path"]
+__all__ = ["YamlProblem", "YamlDocument", "parse_yaml", "format_path", "safe_load"]
 
 # YAML 1.1 (PyYAML) treats these as line breaks, even inside quoted scalars, where they
 # are folded into spaces: text pasted with them would silently change. They must be
@@ -90,6 +90,23 @@ def parse_yaml(text: str) -> YamlDocument:
 #: and the same constructor, composed in C (the shipped cases load 7x faster). Any
 #: document it refuses is read again by ``SafeLoader``, whose message is the one shown.
 _FAST_LOADER = getattr(yaml, "CSafeLoader", None)
+
+
+def safe_load(text: str) -> Any:
+    """``yaml.safe_load(text)``, composed in C where PyYAML has libyaml (a shipped source
+    spec 9 ms instead of 1 ms, the everyday prose 40 ms instead of 3 ms: every process
+    that loads the registry reads five specs). A document libyaml refuses is read again by
+    ``SafeLoader``, so the error raised is the one ``yaml.safe_load`` raises.
+
+    >>> safe_load("a: [1, x]\\n")
+    {'a': [1, 'x']}
+    """
+    if _FAST_LOADER is not None:
+        try:
+            return yaml.load(text, Loader=_FAST_LOADER)  # noqa: S506 - CSafeLoader is safe_load's loader
+        except yaml.YAMLError:
+            pass
+    return yaml.safe_load(text)
 
 
 def _parse_with(loader_class: Any, text: str) -> YamlDocument:

@@ -173,10 +173,10 @@ def _continues(ch: str) -> bool:
 # -- sources ------------------------------------------------------------------------------
 
 def _prose() -> list[str]:
-    import yaml
+    from harness.cases.yaml_source import safe_load
 
     raw = resources.files("harness").joinpath("data/everyday/prose.yaml").read_text(encoding="utf-8")
-    data = yaml.safe_load(raw)
+    data = safe_load(raw)
     if not isinstance(data, dict) or data.get("version") != 1 or not isinstance(data.get("languages"), list):
         raise ValueError("harness/data/everyday/prose.yaml: expected `version: 1` and a `languages` list; "
                          "restore the file from the tokconf release")

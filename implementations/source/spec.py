@@ -23,6 +23,7 @@ from typing import Any, Mapping
 
 import yaml
 
+from harness.cases.yaml_source import safe_load
 from harness.outcomes import CATEGORIES
 from harness.vocab import TIKTOKEN_ENCODING_FILES, VOCAB_FILES
 from implementations.foreign import ErrorRule
@@ -138,7 +139,7 @@ def load_spec(path: str | os.PathLike[str], *, name: str | None = None,
     except OSError as exc:
         raise SourceSpecError(f"{path}: cannot read the spec: {exc}") from exc
     try:
-        data = yaml.safe_load(text)
+        data = safe_load(text)
     except yaml.YAMLError as exc:
         raise SourceSpecError(f"{path}: not valid YAML: {exc}") from exc
     return parse_spec(data, where=str(path), base_dir=str(path.resolve().parent),
