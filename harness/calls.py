@@ -16,10 +16,9 @@ answers many calls per round trip (``call_many``), which :meth:`Calls.prefetch` 
 from __future__ import annotations
 
 import re
-from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Callable, Iterable, Iterator, Protocol, Sequence
+from typing import Any, Callable, Iterable, Protocol, Sequence
 
 from harness.cases.model import Policy
 from harness.interface import Adapter, Capabilities
@@ -259,16 +258,6 @@ class Calls:
     def wrap_executor(self, wrap: Callable[[Executor], Executor]) -> None:
         """Put a wrapper (a stopwatch, a tracer) around the executor; memos are kept."""
         self._executor = wrap(self._executor)
-    @contextmanager
-    def executor_replaced(self, executor: Executor) -> Iterator[None]:
-        """Call ``executor`` instead for a while (a unit's remembered answers,
-        :mod:`harness.run.answers`); memos are kept, as its answers are the same."""
-        before, self._executor = self._executor, executor
-        try:
-            yield
-        finally:
-            self._executor = before
-
     @property
     def executor(self) -> Executor:
         return self._executor

@@ -112,6 +112,7 @@ def _engine_imports_families(modules: dict[str, Path], *, engine: str = "harness
 PUBLIC_MODULES = frozenset({
     "harness", "harness.interface", "harness.outcomes", "harness.registry", "harness.vocab", "harness.atomic",
     "harness.provenance", "harness.encodings", "harness.encodings.ranks", "harness.cases.fixtures", "harness.remote",
+    "harness.cases.yaml_source",
 })
 
 

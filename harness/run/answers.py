@@ -89,7 +89,7 @@ class RememberingExecutor:
         """Remember the answers of ``calls`` with this executor's, until the unit ends: the
         same adapter, moved into a worker in the middle of the unit (the long inputs' per-call
         timeout, :func:`harness.run.long_tier.bounded_calls`)."""
-        self.extended.enter_context(calls.executor_replaced(RememberingExecutor(calls.executor, self.known, self.new)))
+        self.extended.enter_context(_replaced(calls, RememberingExecutor(calls.executor, self.known, self.new)))
 
     def call(self, op: str, *args: Any) -> Outcome:
         key = (op, *args)
@@ -143,6 +143,18 @@ class RememberingExecutor:
 
 
 @contextmanager
+def _replaced(calls: Any, executor: Any) -> Iterator[None]:
+    """``calls`` asks ``executor`` instead, for a while; its memos are kept, as the
+    answers are the same."""
+    before = calls.executor
+    calls.wrap_executor(lambda _: executor)
+    try:
+        yield
+    finally:
+        calls.wrap_executor(lambda _: before)
+
+
+@contextmanager
 def remembered_answers(runner: Any, kind: str, task: Sequence[Any]) -> Iterator[None]:
     """Run the unit ``task`` of ``kind`` with the answers its hashable in-process adapters
     gave the last run that ran it (when it cannot be cached whole), and keep theirs after
@@ -161,7 +173,7 @@ def remembered_answers(runner: Any, kind: str, task: Sequence[Any]) -> Iterator[
             if calls is None or (calls.batches and kind != "long"):  # a worker's: see the module's text
                 continue
             executor = RememberingExecutor(calls.executor, stored.get(name, {}))
-            stack.enter_context(calls.executor_replaced(executor))
+            stack.enter_context(_replaced(calls, executor))
             stack.enter_context(executor.extended)
             wrapped[name] = executor
         yield

@@ -19,7 +19,7 @@ from __future__ import annotations
 from concurrent.futures import Future
 from typing import Any, Callable, Iterator, Sequence
 
-__all__ = ["generated_weight", "handout"]
+__all__ = ["chunked", "generated_weight", "handout"]
 
 
 def handout(submit: Callable[[list[Any]], Future], tasks: Sequence[Any], *, weights: Sequence[int] | None = None,
@@ -75,3 +75,12 @@ def generated_weight(task: Sequence[Any]) -> int:
     228
     """
     return sum(max(len(text), 64) * len(adapters) for text, adapters, *_ in task)
+
+
+def chunked(items: Sequence[Any], size: int) -> list[Sequence[Any]]:
+    """``items`` in consecutive slices of ``size``.
+
+    >>> chunked([1, 2, 3, 4, 5], 2)
+    [[1, 2], [3, 4], [5]]
+    """
+    return [items[i:i + size] for i in range(0, len(items), size)]

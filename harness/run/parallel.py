@@ -37,7 +37,7 @@ from typing import Any, Callable, Iterator, Sequence
 from harness.cases.model import Case
 from harness.checks.base import ORDINARY, Finding
 from harness.run.deltas import Delta, combined, delta_of, judge_delta, merge
-from harness.run.handout import generated_weight, handout
+from harness.run.handout import chunked, generated_weight, handout
 from harness.run.answers import remembered_answers
 from harness.run.prefetch import prefetch
 from harness.run.screen import screened_only
@@ -180,8 +180,7 @@ SPLIT_KINDS: dict[str, int] = {"every-token": SLICES_PER_PART}
 
 
 def _run_task(kind: str, units: Sequence[Any]) -> Any:
-    # a unit the cache cannot keep whole still keeps its hashable adapters' answers
-    with remembered_answers(_RUNNER, kind, units):
+    with remembered_answers(_RUNNER, kind, units):  # where the unit cache cannot keep the unit whole
         return TASKS[kind](units)
 
 
@@ -200,10 +199,8 @@ def _run_in_child(kind: str, units: Sequence[Any], pack: Callable[[Any], bytes] 
     return result
 
 
-def _run_group_in_child(kind: str, tasks: Sequence[Sequence[Any]],
-                        pack: Callable[[Any], bytes] | None) -> list[tuple[Any, Any]]:
-    """Each task's result, with what the unit cache counted in this process while it ran
-    (the answers it read and kept, :mod:`harness.run.answers`), for the parent's report."""
+def _run_group_in_child(kind: str, tasks: Sequence[Sequence[Any]], pack: Callable[[Any], bytes] | None) -> list[Any]:
+    """Each task's result, with what the unit cache counted meanwhile (:mod:`harness.run.answers`)."""
     cache = getattr(_RUNNER, "unit_cache", None)
     return [(_run_in_child(kind, task, pack), None if cache is None else cache.take_counts()) for task in tasks]
 
@@ -235,9 +232,8 @@ def _child_init(parent: int, tied: bool) -> None:
     # a pool process ends with os._exit: its workers are ended and waited for here, so their
     # CPU counts in the run's (RUSAGE_CHILDREN; tests/test_jobs_workers_end.py says more)
     multiprocessing.util.Finalize(None, _close_own_workers, exitpriority=10)
-    cache = getattr(_RUNNER, "unit_cache", None)
-    if cache is not None:
-        cache.take_counts()  # the parent's, as forked: it reports them itself
+    if getattr(_RUNNER, "unit_cache", None) is not None:  # the parent's counts, as forked: it reports them
+        _RUNNER.unit_cache.take_counts()
 
 
 def _close_own_workers() -> None:
@@ -247,15 +243,6 @@ def _close_own_workers() -> None:
         return
     for calls in list(_RUNNER.selected.calls.values()):
         calls.close()
-
-
-def chunked(items: Sequence[Any], size: int) -> list[Sequence[Any]]:
-    """``items`` in consecutive slices of ``size``.
-
-    >>> chunked([1, 2, 3, 4, 5], 2)
-    [[1, 2], [3, 4], [5]]
-    """
-    return [items[i:i + size] for i in range(0, len(items), size)]
 
 
 def _cache_key(cache: Any, runner: Any, kind: str, task: Sequence[Any]) -> Any:
@@ -433,12 +420,11 @@ class Jobs:
                                              initargs=(os.getpid(), forker_is_main))
             self._forked_with = adapters
         pool, pack = self._pool, self.pack
-        cache = getattr(self.runner, "unit_cache", None)
         try:
             for result, counts in handout(lambda group: pool.submit(_run_group_in_child, kind, group, pack), tasks,
                                           weights=weights, affinity=affinity, processes=self.jobs):
-                if counts is not None and cache is not None:
-                    cache.add_counts(counts)
+                if counts is not None:  # the child's copy of this runner's unit cache counted them
+                    self.runner.unit_cache.add_counts(counts)
                 yield result
         except BrokenProcessPool as exc:
             self.close()
