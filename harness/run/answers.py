@@ -23,8 +23,8 @@ many requests with follow-ups computed from their answers (:mod:`harness.run.pre
 The long inputs are the exception: they ask one call at a time, and their per-call
 timeout moves an adapter of this process into a worker, in the middle of the first long
 unit (:func:`harness.run.long_tier.bounded_calls`) and for the rest of the run, so there
-a worker's answers are remembered too. An outcome that depends
-on the machine (a timeout, a crash) is never kept.
+a worker's answers are remembered too. An outcome that depends on the machine (a timeout,
+a crash) is never kept.
 """
 
 from __future__ import annotations

@@ -36,9 +36,9 @@ from typing import Any, Callable, Iterator, Sequence
 
 from harness.cases.model import Case
 from harness.checks.base import ORDINARY, Finding
+from harness.run.answers import remembered_answers
 from harness.run.deltas import Delta, combined, delta_of, judge_delta, merge
 from harness.run.handout import chunked, generated_weight, handout
-from harness.run.answers import remembered_answers
 from harness.run.prefetch import prefetch
 from harness.run.screen import screened_only
 

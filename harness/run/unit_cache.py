@@ -25,7 +25,8 @@ asking an adapter whose code is not tokconf's to hash (a plugin, another package
 point, a ``source:`` checkout, a ``tiktoken-compatible:`` module that is no installed
 release, an adapter a test registers), and a result holding a
 timeout, a crash or a shrink cut short by its time bound (how busy the machine was, not
-what the adapter does). A cache file that cannot be read is asked again,
+what the adapter does). A unit asking such an adapter still keeps the answers of those in it that
+can be hashed (:mod:`harness.run.answers`). A cache file that cannot be read is asked again,
 never trusted. The folder is kept under 1 GiB, the least recently used results deleted
 first.
 """
@@ -163,7 +164,10 @@ class UnitCache:
         selected = runner.selected
         if all(adapter_fingerprint(selected, n) is not None for n in selected.calls):
             return None  # every unit of the run is kept whole (a default run): not digested twice
-        unit = _unit(runner, kind, task)
+        try:
+            unit = _unit(runner, kind, task)
+        except TypeError:  # an input the cache cannot digest (a plugin's own objects): asked
+            return None
         if unit is None:
             return None
         names, inputs, _ = unit
