@@ -428,7 +428,7 @@ def seed_tiktoken_cache(encoding: str) -> list[Path]:
         # the file there is checked first: getting the verified bytes again is a package
         # read and a decompression, or for r50k_base a derivation from GPT-2's files
         # (0.25 s in every process that builds a tiktoken gpt2 adapter)
-        if not (path.is_file() and sha256_hex(path.read_bytes()) == spec.sha256):
+        if _kept_copy(spec) is None:
             write_atomic(path, vocab_bytes(name))
         paths.append(path)
     return paths
