@@ -157,6 +157,9 @@ def test_the_answers_are_kept_under_the_hashable_adapters_fingerprints() -> None
     assert whole is None and answers is not None and answers[0] == ("tiktoken:r50k_base",)
     undigestible = [(object(), ("minbpe:r50k_base",), "tiktoken:r50k_base", False)]  # a plugin's own object
     assert cache.answers_key(Runner(selected), "generated", undigestible) is None  # asked, not a dead run
+    # the whole unit's key is refused before its inputs are digested: a drop-in's run
+    # pickles each unit's inputs once, for its answers' key, not twice
+    assert cache.key(Runner(selected), "generated", undigestible) is None
     reference = selected.rows["tiktoken:r50k_base"]
     selected.rows["tiktoken:r50k_base"] = replace(reference, version="0.0.0-other")
     assert keys()[1][1] != answers[1]  # another release of the reference: its answers are not these

@@ -223,9 +223,9 @@ def test_a_javascript_ports_units_are_keyed_by_the_node_that_runs_it(npm_cache, 
     Node: another Node is another key, though the package is the same."""
     import harness.worker.node
     from harness.registry import default_registry
-    from harness.run import unit_cache
+    from harness.run import fingerprints
+    from harness.run.fingerprints import adapter_fingerprint
     from harness.run.selection import select
-    from harness.run.unit_cache import adapter_fingerprint
 
     monkeypatch.setenv("TOKCONF_CACHE_DIR", str(npm_cache))
     name = "js-tiktoken@1.0.21:cl100k_base"
@@ -234,7 +234,7 @@ def test_a_javascript_ports_units_are_keyed_by_the_node_that_runs_it(npm_cache, 
         here = adapter_fingerprint(selected, name)
         assert here is not None and json.loads(here)["node"] == harness.worker.node.node_version()
         monkeypatch.setattr(harness.worker.node, "node_version", lambda: "99.0.0")
-        unit_cache._FINGERPRINTS.pop(selected)  # the next run's: a fingerprint is made once per run
+        fingerprints._FINGERPRINTS.pop(selected)  # the next run's: a fingerprint is made once per run
         assert adapter_fingerprint(selected, name) != here
         assert json.loads(adapter_fingerprint(selected, "tiktoken:cl100k_base"))["node"] is None
     finally:

@@ -203,7 +203,7 @@ def test_a_fingerprint_is_the_same_in_every_process() -> None:
     import sys
 
     code = ("from harness.registry import default_registry; from harness.run.selection import select; "
-            "from harness.run.unit_cache import adapter_fingerprint; "
+            "from harness.run.fingerprints import adapter_fingerprint; "
             "s = select(default_registry(), impls=['simple-v1:lighthouse']); "
             "print(adapter_fingerprint(s, 'simple-v1:lighthouse'))")
     root = Path(__file__).resolve().parent.parent
@@ -215,19 +215,19 @@ def test_a_fingerprint_is_the_same_in_every_process() -> None:
 def test_a_fingerprint_is_made_once_per_adapter_and_again_when_its_row_is_replaced(monkeypatch) -> None:
     """Every unit's key names its adapters' fingerprints (4,000 units in a default run): each
     is made once per run, and made again when what it is made of is another object."""
-    from harness.run import unit_cache
+    from harness.run import fingerprints
 
     name = "simple-v1:lighthouse"
     selected = select(default_registry(), impls=[name])
     made: list[str] = []
-    real = unit_cache._fingerprint
-    monkeypatch.setattr(unit_cache, "_fingerprint", lambda s, n, *rest: made.append(n) or real(s, n, *rest))
+    real = fingerprints._fingerprint
+    monkeypatch.setattr(fingerprints, "_fingerprint", lambda s, n, *rest: made.append(n) or real(s, n, *rest))
     try:
-        first = unit_cache.adapter_fingerprint(selected, name)
-        assert first is not None and unit_cache.adapter_fingerprint(selected, name) == first
+        first = fingerprints.adapter_fingerprint(selected, name)
+        assert first is not None and fingerprints.adapter_fingerprint(selected, name) == first
         assert made == [name]
         selected.rows[name] = replace(selected.rows[name], version="9.9")  # as when a worker reports its provenance
-        again = unit_cache.adapter_fingerprint(selected, name)
+        again = fingerprints.adapter_fingerprint(selected, name)
         assert again is not None and json.loads(again)["version"] == "9.9" and made == [name, name]
     finally:
         selected.close()

@@ -39,15 +39,14 @@ import json
 import os
 import pickle
 import re
-import weakref
-from dataclasses import dataclass, field, fields, is_dataclass
-from enum import Enum
+from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path, PurePath
-from typing import Any, Callable, Sequence
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
 
 from harness.cases.corpus import is_document
 from harness.outcomes import Outcome
+from harness.run.fingerprints import adapter_fingerprint, canonical
 
 __all__ = ["UnitCache", "code_hash", "runtime"]
 
@@ -154,7 +153,9 @@ class UnitCache:
         if unit is None:
             return None
         names, inputs, shown = unit
-        key = _key_of(runner.selected, kind, names, inputs)
+        if not _all_fingerprinted(runner.selected, names):
+            return None  # before digesting the inputs: a drop-in's run keys its answers instead
+        key = _key_of(runner.selected, kind, names, inputs())
         return None if key is None else (shown, key)
 
     def answers_key(self, runner: Any, kind: str, task: Sequence[Any]) -> tuple[tuple[str, ...], str] | None:
@@ -162,19 +163,20 @@ class UnitCache:
         where the unit cannot be kept whole but some of its adapters can be hashed
         (:mod:`harness.run.answers`); else None."""
         selected = runner.selected
-        if all(adapter_fingerprint(selected, n) is not None for n in selected.calls):
+        if _all_fingerprinted(selected, selected.calls):
             return None  # every unit of the run is kept whole (a default run): not digested twice
-        try:
-            unit = _unit(runner, kind, task)
-        except TypeError:  # an input the cache cannot digest (a plugin's own objects): asked
-            return None
+        unit = _unit(runner, kind, task)
         if unit is None:
             return None
         names, inputs, _ = unit
         known = tuple(n for n in names if adapter_fingerprint(selected, n) is not None)
         if not known or len(known) == len(names):
             return None
-        key = _key_of(selected, f"answers of {kind}", known, inputs)
+        try:
+            digested = inputs()
+        except TypeError:  # an input the cache cannot digest (a plugin's own objects): asked
+            return None
+        key = _key_of(selected, f"answers of {kind}", known, digested)
         return None if key is None else (known, key)
 
     def remembered(self, selected: Any, kind: str, names: Sequence[str], inputs: Sequence[bytes],
@@ -277,9 +279,12 @@ def prune(folder: Path, *, limit_bytes: int) -> int:
     return removed
 
 
-def _unit(runner: Any, kind: str, task: Sequence[Any]) -> tuple[list[str], list[bytes], tuple[str, ...]] | None:
-    """(every adapter ``task`` asks, its inputs in canonical form, the adapters the report
-    names when it comes from the cache), or None for a unit that is never kept."""
+def _unit(runner: Any, kind: str, task: Sequence[Any]
+          ) -> tuple[list[str], Callable[[], list[bytes]], tuple[str, ...]] | None:
+    """(every adapter ``task`` asks, what gives its inputs in canonical form, the adapters
+    the report names when it comes from the cache), or None for a unit that is never kept.
+    The inputs are digested only when asked: a unit with an adapter that cannot be hashed
+    is never keyed whole, and its inputs are pickled once, for its answers' key."""
     if kind not in CACHED_KINDS or not task:
         return None
     if kind == "cases" and any(is_document(case) for case in task[0]):
@@ -290,32 +295,36 @@ def _unit(runner: Any, kind: str, task: Sequence[Any]) -> tuple[list[str], list[
     selected = runner.selected
     if kind == "every-token":
         names = sorted({name for _, adapters in task for name in adapters} | {task[0][0].reference})
-        inputs = [token_slice.digest for token_slice, _ in task]  # each computed once per run
+        inputs = lambda: [token_slice.digest for token_slice, _ in task]  # each digested once per run
         shown = tuple(n for n in names if n != task[0][0].reference) or tuple(names)
     elif kind == "shrink":  # one finding on its adapter and reference
         ((candidate, max_calls, _),) = task  # the time bound: a result that hit it is not kept
         names = sorted({candidate.finding.adapter, candidate.reference})
-        inputs = [_canonical(candidate), str(max_calls).encode("ascii")]
+        inputs = lambda: [canonical(candidate), str(max_calls).encode("ascii")]
         shown = (candidate.finding.adapter,)
     elif kind == "long":  # LongUnit values: kind, adapters, reference, sizes
         names = sorted({n for unit in task for n in unit.adapters})
-        inputs = [_canonical(unit) for unit in task]
+        inputs = lambda: [canonical(unit) for unit in task]
         shown = tuple(names)
     elif kind == "vocab":  # adapter names; each probed against its encoding's reference
         shown = tuple(task)
         names = sorted({*task, *(selected.references[selected.calls[n].info.encoding] for n in task)})
-        inputs = []
+        inputs = list  # no inputs: the adapters alone
     elif kind == "generated":
         names = sorted({n for _, adapters, reference, _ in task for n in (*adapters, reference)})
-        inputs = [_canonical(unit) for unit in task]
+        inputs = lambda: [canonical(unit) for unit in task]
         shown = tuple(names)
     else:  # cases: a case picks its pairs among every adapter of the run
         cases, vocab_findings = task
         names = sorted(selected.calls)
-        inputs = [_canonical(list(cases)), _canonical({**runner.vocab_findings, **vocab_findings}),
-                  _canonical(selected.references)]
+        inputs = lambda: [canonical(list(cases)),
+                          canonical({**runner.vocab_findings, **vocab_findings}), canonical(selected.references)]
         shown = tuple(names)
     return names, inputs, shown
+
+
+def _all_fingerprinted(selected: Any, names: Iterable[str]) -> bool:
+    return all(adapter_fingerprint(selected, name) is not None for name in names)
 
 
 def _key_of(selected: Any, kind: str, names: Sequence[str], inputs: Sequence[bytes]) -> str | None:
@@ -333,115 +342,3 @@ def _key_of(selected: Any, kind: str, names: Sequence[str], inputs: Sequence[byt
 def _timed_out(result: Any) -> bool:
     """A shrink's result cut short by its time bound: how fast the machine was."""
     return isinstance(result, list) and any(isinstance(r, tuple) and len(r) == 2 and r[1] is True for r in result)
-
-
-#: per run's Selected: adapter name -> (the objects its fingerprint was made of, the
-#: fingerprint); a default run keys about 4,000 units, each naming two or more adapters
-_FINGERPRINTS: "weakref.WeakKeyDictionary[Any, dict[str, tuple[tuple[Any, ...], str | None]]]" = \
-    weakref.WeakKeyDictionary()
-
-
-def adapter_fingerprint(selected: Any, name: str) -> str | None:
-    """What makes ``name``'s answers what they are, as text; None when that cannot be known.
-
-    Made once per adapter and run: again only when its row, its info or the run's
-    isolation is another object (a row is replaced, never changed, when a worker reports
-    its provenance or the adapter becomes unavailable)."""
-    row = selected.rows.get(name)
-    calls = selected.calls.get(name)
-    made_of = (row, None if calls is None else calls.info, selected.isolation)
-    known = _FINGERPRINTS.setdefault(selected, {})
-    found = known.get(name)
-    if found is not None and all(a is b for a, b in zip(found[0], made_of)):
-        return found[1]
-    fingerprint = _fingerprint(selected, name, row, calls)
-    known[name] = (made_of, fingerprint)
-    return fingerprint
-
-
-def _fingerprint(selected: Any, name: str, row: Any, calls: Any) -> str | None:
-    if row is None or calls is None or not _own_code(str(row.provider or "")) or name.startswith("source:"):
-        return None  # a source: adapter runs a checkout's modules, of which it hashes one file
-    if name.startswith("tiktoken-compatible:") and (row.provenance is None or not row.provenance.version):
-        # a module that is no installed release is the user's work in progress, and what it
-        # imports besides its own package is not hashed (an installed release's modules are)
-        return None
-    info = calls.info
-    isolation = selected.isolation
-    limits = None if isolation is None else (isolation.mode, isolation.timeout_s, isolation.memory_limit_mb)
-    node = None
-    if str(info.provider or "").startswith("Node environment "):
-        from harness.worker.node import node_version
-
-        node = node_version()  # V8's Unicode tables split a JavaScript port's pre-tokens
-    return json.dumps({
-        "name": name, "library": row.library, "version": row.version, "provider": row.provider,
-        "encoding_spec": _encoding_digest(info.encoding),
-        "provenance": row.provenance.to_json() if row.provenance is not None else None,
-        "vocabulary": [list(v) for v in info.vocabulary], "encoding": info.encoding,
-        "isolated": row.isolated, "limits": limits, "capabilities": _walk(info.capabilities),  # not repr: a frozenset's order is the process's
-        "node": node,
-    }, sort_keys=True, default=str)
-
-
-#: id of an encoding's spec -> (the spec, the digest of it): a fingerprint is made per unit
-#: and adapter, and o200k_harmony's spec holds 1,091 special tokens
-_ENCODING_DIGESTS: dict[int, tuple[Any, str]] = {}
-
-
-def _encoding_digest(encoding: str) -> str | None:
-    """SHA-256 of the encoding's description (pattern, special tokens, rank file and its
-    hash, normalization, reference): a user's ``--encoding-file`` may say another pattern
-    under the same name, and every adapter of that encoding is built from it."""
-    from harness.encodings import encoding_spec
-
-    spec = encoding_spec(encoding)
-    if spec is None:
-        return None
-    found = _ENCODING_DIGESTS.get(id(spec))
-    if found is None or found[0] is not spec:
-        found = _ENCODING_DIGESTS[id(spec)] = (spec, _canonical(spec).hex())
-    return found[1]
-
-
-def _own_code(provider: str) -> bool:
-    """Whether an adapter of ``provider`` runs only code this cache hashes: tokconf's own
-    families (in this environment or another one tokconf made) and encoding files.
-
-    >>> _own_code("entry point tiktoken = implementations.tiktoken_adapter:family")
-    True
-    >>> _own_code("entry point mine = my_package:family"), _own_code("plugin my.py:family"), _own_code("test")
-    (False, False, False)
-    """
-    if provider.startswith("entry point "):
-        target = provider.partition(" = ")[2]
-        return target.startswith(("harness.", "implementations."))
-    return provider.startswith(("environment ", "Node environment ", "--encoding"))
-
-
-def _canonical(value: Any) -> bytes:
-    """A digest of plain data and frozen dataclasses that does not depend on the process
-    (sets sorted, dataclasses by field, strings with their surrogates).
-
-    >>> _canonical({"b": frozenset({"y", "x"}), "a": (1, b"\\x00", None)}) == _canonical({"a": (1, b"\\x00", None), "b": {"x", "y"}})
-    True
-    """
-    return hashlib.sha256(_walk(value).encode("utf-8", "surrogatepass")).digest()
-
-
-def _walk(value: Any) -> str:
-    if is_dataclass(value) and not isinstance(value, type):
-        return type(value).__name__ + "(" + ",".join(f"{f.name}={_walk(getattr(value, f.name))}" for f in fields(value)) + ")"
-    if isinstance(value, dict):
-        return "{" + ",".join(sorted(f"{_walk(k)}:{_walk(v)}" for k, v in value.items())) + "}"
-    if isinstance(value, (set, frozenset)):
-        return "{" + ",".join(sorted(_walk(v) for v in value)) + "}"
-    if isinstance(value, (list, tuple)):
-        return "[" + ",".join(_walk(v) for v in value) + "]"
-    if isinstance(value, (str, bytes, int, float, bool)) or value is None:
-        return repr(value)
-    if isinstance(value, Enum):
-        return repr(value)
-    if isinstance(value, PurePath):  # a user's encoding file names its rank file by path
-        return f"Path({str(value)!r})"
-    raise TypeError(f"no canonical form for {type(value).__name__}")
