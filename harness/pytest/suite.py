@@ -17,6 +17,12 @@ An item runs its unit (:meth:`Suite.run`) and
 - hands the untouched delta to a second runner, in unit order: once every unit ran,
   that runner's result is the run's, and ``--tokconf-report`` writes it
   (:meth:`Suite.report`) with the engine's report writer. No second run.
+
+A unit is run through the judge's :class:`~harness.run.parallel.Jobs`, so it is read from
+the unit cache (:mod:`harness.run.unit_cache`) where ``tokconf run`` or an earlier session
+kept it, and kept for the next (``--tokconf-no-cache``: asked). A case is a unit of its own
+here and one of up to 24 in ``tokconf run``, so the two keep cases apart; every other unit
+is the same unit with the same key.
 """
 
 from __future__ import annotations
@@ -37,7 +43,7 @@ from harness.generate.long_inputs import LONG_LENGTHS
 from harness.run.choice import AdapterChoice
 from harness.run.deltas import Delta, judge_delta
 from harness.run.domain_tally import DomainTally
-from harness.run.parallel import TEXTS_PER_TASK, chunked, run_task
+from harness.run.parallel import TEXTS_PER_TASK, chunked
 from harness.run.plans import prepare_pools, steered_units, steers, units_of
 from harness.run.result import DivergenceRecord
 from harness.run.runner import Candidate, GenerationOptions, Runner
@@ -326,18 +332,18 @@ class Suite:
         if unit.phase == "cases":
             if self.options.jobs > 1 and unit.case.id in self._case_deltas:
                 return [self._case_deltas.pop(unit.case.id)]
-            return [run_task(judge, "cases", ((unit.case,), judge.vocab_for([unit.case])))]
+            return judge.jobs.deltas("cases", [((unit.case,), judge.vocab_for([unit.case]))])
         if unit.phase == "generated":
-            return [run_task(judge, "generated", unit.task)]
+            return judge.jobs.deltas("generated", [unit.task])
         task = unit.task.take() if isinstance(unit.task, _Member) else unit.task
         if isinstance(task, PhaseUnit):
-            return [run_task(judge, task.kind, task.task)]
+            return judge.jobs.deltas(task.kind, [task.task])
         # steered: aimed at what the references have not produced so far, from the
         # coverage of every unit applied before this one (all of them, in a whole run)
         collector = self.collector
         tasks, steered = steered_units(self._pools, collector.budgets, collector.coverage.steer,
                                        seed=collector.seed)
-        deltas = [run_task(judge, "generated", task) for task in chunked(tasks, TEXTS_PER_TASK)]
+        deltas = judge.jobs.deltas("generated", chunked(tasks, TEXTS_PER_TASK))
         self._steered = steered
         return deltas
 
