@@ -22,7 +22,7 @@ from enum import Enum
 from pathlib import PurePath
 from typing import Any
 
-__all__ = ["adapter_fingerprint", "canonical", "plain_text"]
+__all__ = ["adapter_fingerprint", "canonical"]
 
 
 #: per run's Selected: adapter name -> (the objects its fingerprint was made of, the
@@ -69,7 +69,7 @@ def _fingerprint(selected: Any, name: str, row: Any, calls: Any) -> str | None:
         "encoding_spec": _encoding_digest(info.encoding),
         "provenance": row.provenance.to_json() if row.provenance is not None else None,
         "vocabulary": [list(v) for v in info.vocabulary], "encoding": info.encoding,
-        "isolated": row.isolated, "limits": limits, "capabilities": plain_text(info.capabilities),  # not repr: a frozenset's order is the process's
+        "isolated": row.isolated, "limits": limits, "capabilities": _plain_text(info.capabilities),  # not repr: a frozenset's order is the process's
         "node": node,
     }, sort_keys=True, default=str)
 
@@ -116,19 +116,19 @@ def canonical(value: Any) -> bytes:
     >>> canonical({"b": frozenset({"y", "x"}), "a": (1, b"\\x00", None)}) == canonical({"a": (1, b"\\x00", None), "b": {"x", "y"}})
     True
     """
-    return hashlib.sha256(plain_text(value).encode("utf-8", "surrogatepass")).digest()
+    return hashlib.sha256(_plain_text(value).encode("utf-8", "surrogatepass")).digest()
 
 
-def plain_text(value: Any) -> str:
+def _plain_text(value: Any) -> str:
     """``value`` as text that is the same in every process (see :func:`canonical`)."""
     if is_dataclass(value) and not isinstance(value, type):
-        return type(value).__name__ + "(" + ",".join(f"{f.name}={plain_text(getattr(value, f.name))}" for f in fields(value)) + ")"
+        return type(value).__name__ + "(" + ",".join(f"{f.name}={_plain_text(getattr(value, f.name))}" for f in fields(value)) + ")"
     if isinstance(value, dict):
-        return "{" + ",".join(sorted(f"{plain_text(k)}:{plain_text(v)}" for k, v in value.items())) + "}"
+        return "{" + ",".join(sorted(f"{_plain_text(k)}:{_plain_text(v)}" for k, v in value.items())) + "}"
     if isinstance(value, (set, frozenset)):
-        return "{" + ",".join(sorted(plain_text(v) for v in value)) + "}"
+        return "{" + ",".join(sorted(_plain_text(v) for v in value)) + "}"
     if isinstance(value, (list, tuple)):
-        return "[" + ",".join(plain_text(v) for v in value) + "]"
+        return "[" + ",".join(_plain_text(v) for v in value) + "]"
     if isinstance(value, (str, bytes, int, float, bool)) or value is None:
         return repr(value)
     if isinstance(value, Enum):
