@@ -17,6 +17,7 @@ from harness.cli import main
 from harness.outcomes import Outcome
 from harness.registry import default_registry
 from harness.run.answers import RememberingExecutor
+from tests.run_verdicts import verdicts
 
 #: every literal special under every policy: found by the shipped cases, which ask the
 #: same literals under several policies (the answers kept must tell them apart)
@@ -34,12 +35,6 @@ def _run(tmp_path: Path, name: str, *extra: str) -> tuple[int, dict[str, Any], d
     latest = out / "latest"
     return (code, json.loads((latest / "parity.json").read_text(encoding="utf-8")),
             json.loads((latest / "harness-profile.json").read_text(encoding="utf-8")))
-
-
-def _verdicts(data: dict[str, Any]) -> tuple[Any, ...]:
-    divergences = sorted((d["adapter"], d["check"], d["kind"], d["status"], json.dumps(d["input"]), d["detail"])
-                         for d in data["divergences"])
-    return data["matrix"], divergences, data["coverage"], data["verdict"]
 
 
 def test_a_plugins_second_run_asks_its_reference_nothing_again_and_finds_the_same(
@@ -67,7 +62,8 @@ def test_a_plugins_second_run_asks_its_reference_nothing_again_and_finds_the_sam
 
     code, fresh, _ = _run(tmp_path, "fresh", "--no-cache")
     assert code == 1
-    assert _verdicts(warm) == _verdicts(parallel) == _verdicts(fresh) == _verdicts(cold)
+    assert (verdicts(warm, details=True) == verdicts(parallel, details=True) == verdicts(fresh, details=True)
+            == verdicts(cold, details=True))
 
 
 def _tiktoken() -> InProcess:
@@ -190,4 +186,4 @@ def test_the_long_inputs_keep_the_references_answers_though_a_worker_asks_them(
     assert REFERENCE not in warm_profile["adapter_calls_by_phase_s"]["long"]
     assert PLUGIN in warm_profile["adapter_calls_by_phase_s"]["long"]
     assert cold["run"]["limits"]["long_reach"] == warm["run"]["limits"]["long_reach"]
-    assert _verdicts(warm) == _verdicts(cold)
+    assert verdicts(warm, details=True) == verdicts(cold, details=True)

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from harness.cli import main
+from tests.run_verdicts import verdicts
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -28,12 +29,6 @@ cases:
     expect:
       ids: {r50k_base: [31373, 995]}
 """
-
-
-def _verdicts(data: dict[str, Any]) -> tuple[Any, ...]:
-    divergences = sorted((d["adapter"], d["check"], d["kind"], d["status"], json.dumps(d["input"]))
-                         for d in data["divergences"])
-    return data["matrix"], divergences, data["coverage"], data["verdict"]
 
 
 @pytest.fixture
@@ -72,12 +67,12 @@ def test_pytest_reads_the_units_tokconf_run_kept_and_keeps_its_own(project: pyte
     # its own unexpected findings before the run groups them by cause, so it may shrink a
     # finding the run merged unshrunk: those are kept now
     assert suite["run"]["cache"]["from_cache"] == every_kind
-    assert _verdicts(suite) == _verdicts(ran)
+    assert verdicts(suite) == verdicts(ran)
 
     again = _suite(project, "again")
     assert again["run"]["cache"]["from_cache"] == every_kind and again["run"]["cache"]["stored"] == 0
-    assert _verdicts(again) == _verdicts(ran)
+    assert verdicts(again) == verdicts(ran)
 
     asked = _suite(project, "asked", "--tokconf-no-cache")
     assert asked["run"]["cache"] == {"used": False}
-    assert _verdicts(asked) == _verdicts(ran)
+    assert verdicts(asked) == verdicts(ran)

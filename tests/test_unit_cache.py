@@ -19,6 +19,7 @@ from harness.run.every_token import adapter_task_groups
 from harness.run.runner import Runner
 from harness.run.selection import select
 from harness.run.unit_cache import UnitCache
+from tests.run_verdicts import verdicts
 from tests.test_provenance import sha
 from tests.token_faults import planted_ids
 
@@ -29,12 +30,6 @@ def _run(tmp_path: Path, name: str, *extra: str) -> tuple[int, dict[str, Any]]:
     out = tmp_path / name
     code = main([*RUN, *extra, "--out", str(out)])
     return code, json.loads((out / "latest" / "parity.json").read_text(encoding="utf-8"))
-
-
-def _verdicts(data: dict[str, Any]) -> tuple[Any, ...]:
-    """What a run found, without its timings and its cache section."""
-    divergences = sorted((d["adapter"], d["check"], d["kind"], d["status"], json.dumps(d["input"])) for d in data["divergences"])
-    return data["matrix"], divergences, data["coverage"], data["verdict"]
 
 
 @pytest.fixture()
@@ -55,11 +50,11 @@ def test_a_second_run_reads_the_every_token_units_and_finds_the_same(tmp_path: P
     assert code == 0
     assert second["run"]["cache"]["from_cache"] == {"tiktoken:r50k_base": ["every-token", "generated", "long", "vocab"]}
     assert second["run"]["cache"]["stored"] == 0
-    assert _verdicts(second) == _verdicts(first)
+    assert verdicts(second) == verdicts(first)
     assert second["coverage"]["tiktoken:r50k_base"]["vocab"]["fraction"] == 1.0  # every ID counted, as asked
     code, asked = _run(tmp_path, "asked", "--impl", "tiktoken:r50k_base", "--no-cache")
     assert code == 0 and asked["run"]["cache"] == {"used": False}
-    assert _verdicts(asked) == _verdicts(first)
+    assert verdicts(asked) == verdicts(first)
 
 
 def test_a_second_long_run_reads_its_long_units_and_reports_the_same_reach(tmp_path: Path, cache_dir: Path) -> None:
@@ -69,7 +64,7 @@ def test_a_second_long_run_reads_its_long_units_and_reports_the_same_reach(tmp_p
     code, second = _run(tmp_path, "second", *flags)
     assert code == 0
     assert second["run"]["cache"]["from_cache"] == {"tiktoken:r50k_base": ["generated", "long", "vocab"]}
-    assert _verdicts(second) == _verdicts(first)
+    assert verdicts(second) == verdicts(first)
     reach = second["run"]["limits"]["long_reach"]["tiktoken:r50k_base"]
     assert reach == first["run"]["limits"]["long_reach"]["tiktoken:r50k_base"] and min(reach.values()) >= 3000
 
@@ -329,7 +324,7 @@ def test_an_installed_drop_in_is_kept_under_the_hashes_of_its_packages_modules(t
         for stem in ("__init__", "_bpe", "_load", "_pretokenize")]
     _, second = _drop_in_run(tmp_path, "second", name)
     assert second["run"]["cache"]["from_cache"][name] == ["generated", "long", "shrink", "vocab"]
-    assert _verdicts(second) == _verdicts(first)
+    assert verdicts(second) == verdicts(first)
 
 
 def test_a_users_encoding_file_said_again_with_another_pattern_is_asked_again(tmp_path: Path) -> None:
