@@ -163,3 +163,45 @@ def test_report_option_writes_parity_json(project: pytest.Pytester) -> None:
     assert "tokconf: parity report: not written: 1 of the plan's 6 units ran (some were deselected)" in part.stdout.str()
     assert not (project.path / "part").exists()
     assert data["matrix"]["tiktoken:cl100k_base"]["expected"]["status"] == "agree"
+
+
+#: a module collected after the suite's: what the suite holds once its last item ran, and an
+#: item of it run again after that (a pytest-xdist worker may be handed one late)
+LATER = """\
+import os
+from pathlib import Path
+
+from harness.pytest.plugin import _SUITES
+
+
+def _children():
+    pid = os.getpid()
+    return [c for task in Path(f"/proc/{pid}/task").iterdir() for c in (task / "children").read_text().split()]
+
+
+def test_later(request):
+    (suite, _), = request.config.stash[_SUITES].values()
+    print("BUILT", sorted({"_ready", "judge", "collector", "_units"} & set(vars(suite))), "CHILDREN", len(_children()))
+    unit = next(u for u in suite.units() if u.name == "crlf-undocumented")
+    print("AGAIN", sorted({r.status for r in suite.run(unit)}))
+"""
+
+
+def test_the_suite_lets_go_of_its_adapters_after_its_last_item(project: pytest.Pytester) -> None:
+    # the default plan's adapters, pools and outcomes held 1.3 GB of a pytest-xdist worker
+    # through every test file it ran after the conformance suite
+    project.makepyfile(test_conformance=(
+        "from harness.pytest.plugin import tokconf_suite\n"
+        "test_tokconf = tokconf_suite(impls=('wrong:crlf',), cases=('cases.yaml',), generated=False,\n"
+        "                             plugins=('tests.wrong_adapters:crlf',))\n"
+    ), test_zlater=LATER)
+    args = ("--tokconf-isolate", "-p", "no:cacheprovider", "-p", "no:xdist", "-s")
+    result = project.runpytest_subprocess(*args)
+    result.assert_outcomes(passed=6, failed=2)  # as above, and test_later
+    text = result.stdout.str()
+    # its workers ended, its adapters and outcomes let go; an item run later builds them again
+    assert "BUILT [] CHILDREN 0" in text
+    assert "AGAIN ['unexpected']" in text
+    # a report still to be written keeps what it is written from
+    kept = project.runpytest_subprocess(*args, "--tokconf-report", "out")
+    assert "BUILT ['_ready', '_units', 'collector', 'judge'] CHILDREN 2" in kept.stdout.str(), kept.stdout.str()[-3000:]

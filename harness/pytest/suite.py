@@ -390,11 +390,18 @@ class Suite:
         return f"{(latest or folder) / 'parity.json'} (exit {verdict_of(data).exit_code})"
 
     def close(self) -> None:
-        """End the --tokconf-jobs processes and the workers (at the end of the session)."""
+        """End the --tokconf-jobs processes and the workers, and let go of what the items
+        built (adapters, pools, outcomes: a gigabyte for the default plan). The plugin closes
+        a suite after its last item in this process, so the session's other tests do not
+        run beside it; an item run later builds it again."""
         if "judge" in self.__dict__:
             self.judge.jobs.close()
         if "_ready" in self.__dict__:
             self.selected.close()
+        for name in ("_ready", "_unit_cache", "collector", "_pools", "vocab_names", "_context", "judge",
+                     "_case_deltas", "_units", "_vocab_deltas", "_steered"):
+            self.__dict__.pop(name, None)
+        self.ran.clear()  # a report from what is built again would lack the units run before
 
 
 def _for_judging(delta: Delta) -> Delta:
