@@ -421,12 +421,8 @@ def _spec_of_instance(adapter: Adapter) -> AdapterSpec:
         raise RegistryError(
             f"adapter {adapter!r} needs a name like '<kind>:<encoding>' (set its `name` attribute)"
         )
-    return AdapterSpec(
-        name=adapter.name,
-        encoding=adapter.encoding,
-        factory=lambda: adapter,
-        library=adapter.library,
-    )
+    return AdapterSpec(name=adapter.name, encoding=adapter.encoding, factory=lambda: adapter,
+                       library=adapter.library)
 
 
 _default: Registry | None = None
@@ -444,7 +440,8 @@ def default_registry(*, plugins: Iterable[str] = ()) -> Registry:
     return _default
 
 
-def reset_default_registry() -> None:
-    """Forget the process-wide registry (tests use this)."""
+def reset_default_registry() -> bool:
+    """Forget the process-wide registry and its adapters (tests do); True if it built any."""
     global _default
-    _default = None
+    forgotten, _default = _default, None
+    return forgotten is not None and bool(forgotten._built)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ctypes
+import gc
 import os
 import signal
 import warnings
@@ -92,6 +94,34 @@ def _plugins_stay_in_their_test() -> Iterator[None]:
 
     if default_registry().plugin_names():
         reset_default_registry()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """After each test file, forget the adapters it built through the process-wide registry
+    (built once per process, kept for its life) and hand the memory back to the system.
+
+    A pytest-xdist worker kept every adapter of every file it ran: the one that ran the
+    open-weight files held 1.16 GB after them, 0.67 GB once its registry was forgotten and
+    the freed memory given back. Runs after the tokconf plugin closed a suite whose last
+    item this was (its own teardown hook), so the suite's memory goes back too."""
+    yield
+    if nextitem is not None and nextitem.path == item.path:
+        return
+    from harness.registry import reset_default_registry
+
+    if reset_default_registry() or hasattr(item, "suite"):
+        _give_back_freed_memory()
+
+
+def _give_back_freed_memory() -> None:
+    """Collect cycles, then let glibc return its free heap pages (it keeps them otherwise,
+    and the worker's resident size never falls); nothing where there is no glibc."""
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
 
 
 @pytest.fixture(autouse=True)
