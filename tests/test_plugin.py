@@ -188,8 +188,8 @@ def test_later(request):
 
 
 def test_the_suite_lets_go_of_its_adapters_after_its_last_item(project: pytest.Pytester) -> None:
-    # the default plan's adapters, pools and outcomes held 1.3 GB of a pytest-xdist worker
-    # through every test file it ran after the conformance suite
+    # a pytest-xdist worker kept the suite's workers, adapters, pools and outcomes through
+    # every test file it ran after the conformance suite
     project.makepyfile(test_conformance=(
         "from harness.pytest.plugin import tokconf_suite\n"
         "test_tokconf = tokconf_suite(impls=('wrong:crlf',), cases=('cases.yaml',), generated=False,\n"

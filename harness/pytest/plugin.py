@@ -393,9 +393,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
 
 @pytest.hookimpl(trylast=True)
 def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
-    """After a suite's last item in this process, close it (:meth:`Suite.close`): the default
-    plan's adapters and outcomes held 1.3 GB through every later test of a pytest-xdist
-    worker. Kept when ``--tokconf-report`` still writes the report from it."""
+    """After a suite's last item in this process, close it (:meth:`Suite.close`): a
+    pytest-xdist worker kept its Node and isolated workers, adapters and outcomes through
+    every later test file. Kept when ``--tokconf-report`` still writes the report from it."""
     if not isinstance(item, _TokconfItem) or item.config.getoption("tokconf_report", default=None):
         return
     last = item.config.stash.setdefault(_LAST, {})

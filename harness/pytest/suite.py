@@ -391,9 +391,9 @@ class Suite:
 
     def close(self) -> None:
         """End the --tokconf-jobs processes and the workers, and let go of what the items
-        built (adapters, pools, outcomes: a gigabyte for the default plan). The plugin closes
-        a suite after its last item in this process, so the session's other tests do not
-        run beside it; an item run later builds it again."""
+        built (adapters, pools, outcomes). The plugin closes a suite after its last item in
+        this process, so the session's other tests do not run beside it; an item run later
+        builds it again."""
         if "judge" in self.__dict__:
             self.judge.jobs.close()
         if "_ready" in self.__dict__:
