@@ -421,8 +421,12 @@ def _spec_of_instance(adapter: Adapter) -> AdapterSpec:
         raise RegistryError(
             f"adapter {adapter!r} needs a name like '<kind>:<encoding>' (set its `name` attribute)"
         )
-    return AdapterSpec(name=adapter.name, encoding=adapter.encoding, factory=lambda: adapter,
-                       library=adapter.library)
+    return AdapterSpec(
+        name=adapter.name,
+        encoding=adapter.encoding,
+        factory=lambda: adapter,
+        library=adapter.library,
+    )
 
 
 _default: Registry | None = None
@@ -440,8 +444,7 @@ def default_registry(*, plugins: Iterable[str] = ()) -> Registry:
     return _default
 
 
-def reset_default_registry() -> bool:
-    """Forget the process-wide registry and its adapters (tests do); True if it built any."""
+def reset_default_registry() -> None:
+    """Forget the process-wide registry (tests use this)."""
     global _default
-    forgotten, _default = _default, None
-    return forgotten is not None and bool(forgotten._built)
+    _default = None
