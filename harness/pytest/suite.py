@@ -398,8 +398,8 @@ class Suite:
             self.judge.jobs.close()
         if "_ready" in self.__dict__:
             self.selected.close()
-        for name in ("_ready", "_unit_cache", "collector", "_pools", "vocab_names", "_context", "judge",
-                     "_case_deltas", "_units", "_vocab_deltas", "_steered"):
+        cached = [name for name, attr in vars(Suite).items() if isinstance(attr, cached_property)]
+        for name in (*cached, "_units", "_vocab_deltas", "_steered"):  # the rest are set as items run
             self.__dict__.pop(name, None)
         self.ran.clear()  # a report from what is built again would lack the units run before
 
