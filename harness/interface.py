@@ -70,11 +70,12 @@ class Capabilities:
     #: which inputs run must not depend on how busy the machine is (issue 20). An int,
     #: as everything that crosses the worker protocol.
     generated_halvings: int = 0
-    #: The longest input of the long tier (characters) this adapter takes; ``None``: every
-    #: size. Declared by adapters whose encode grows faster than linearly on one long
-    #: piece (pure-Python BPE), from a measurement recorded beside the declaration, so
-    #: which long inputs run never depends on the machine (issue 20); what an adapter
-    #: skips is recorded in parity.json (``run.limits.long_declared``) and a note.
+    #: The longest input of the long tier (characters) this adapter takes, and the
+    #: longest of the generated pool's long pieces; ``None``: every size. Declared by
+    #: adapters whose encode grows faster than linearly on one long piece (pure-Python
+    #: BPE), from a measurement recorded beside the declaration, so which long inputs run
+    #: never depends on the machine (issue 20); what an adapter skips is recorded in
+    #: parity.json (``run.limits.long_declared``, ``run.limits.generated_share``) and a note.
     long_limit: int | None = None
 
     def to_json(self) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from harness.calls import Calls
 if TYPE_CHECKING:
     from harness.generate.pools import Pool
 
-__all__ = ["declared_share", "pool_budget", "share_budget"]
+__all__ = ["declared_share", "pool_budget", "share_budget", "takes_input"]
 
 
 def share_budget(halvings: int, *, max_examples: int) -> int:
@@ -48,9 +48,27 @@ def pool_budget(adapter: Calls, pool: "Pool", *, max_examples: int) -> int:
     return min(len(short), share_budget(halvings, max_examples=wanted))
 
 
+def takes_input(adapter: Calls, pool: "Pool", index: int, budget: int) -> bool:
+    """Whether an adapter whose share is ``budget`` (:func:`pool_budget`) takes input
+    ``index`` of ``pool``: an input of its share, a long piece only when it is no longer
+    than the longest long input the adapter declares it takes
+    (:attr:`~harness.interface.Capabilities.long_limit`, which the long tier honours too).
+    A quadratic encoder (js-tiktoken declares 1,000 characters) took most of a default
+    run's generated phase on the pool's 4,096-byte pieces, one walk of its API each.
+    """
+    if index >= budget:
+        return False
+    if index < pool.short_count:
+        return True
+    limit = adapter.info.capabilities.long_limit
+    return limit is None or len(pool.texts[index]) <= limit
+
+
 def declared_share(adapter: Calls, pool: "Pool", taken: int) -> dict[str, int]:
     """What parity.json says of an adapter's share of ``pool``: its declared halvings, the
-    pool's size, the inputs it takes and what it skips (short inputs, long pieces)."""
+    pool's size, the inputs it takes and what it skips (short inputs, long pieces).
+    ``taken``: its budget (:func:`pool_budget`)."""
     short = pool.short_count
-    return {"halvings": adapter.info.capabilities.generated_halvings, "pool": len(pool.texts), "inputs": taken,
-            "skipped_short": max(0, short - taken), "skipped_long_pieces": len(pool.texts) - max(taken, short)}
+    inputs = sum(takes_input(adapter, pool, i, taken) for i in range(len(pool.texts)))
+    return {"halvings": adapter.info.capabilities.generated_halvings, "pool": len(pool.texts), "inputs": inputs,
+            "skipped_short": max(0, short - taken), "skipped_long_pieces": len(pool.texts) - short - max(0, inputs - short)}

@@ -72,7 +72,13 @@ def prepare_pools(runner: Any, options: Any) -> list[PoolPlan]:
         for adapter in adapters:
             # declared, never timed (issue 20): the same inputs on a loaded machine
             runner.budgets[adapter.name] = pool_budget(adapter, pool, max_examples=runner.max_examples)
-            runner.shares[adapter.name] = declared_share(adapter, pool, runner.budgets[adapter.name])
+            share = runner.shares[adapter.name] = declared_share(adapter, pool, runner.budgets[adapter.name])
+            limit = adapter.info.capabilities.long_limit
+            if share["halvings"] == 0 and share["skipped_long_pieces"] and limit is not None:
+                note = (f"generated: {adapter.name} declares it takes at most {limit} characters (long_limit): "
+                        f"{share['skipped_long_pieces']} of the pool's long pieces left out")
+                if note not in runner.notes:
+                    runner.notes.append(note)
     return plans
 
 
@@ -86,14 +92,15 @@ def steers(profile: str) -> bool:
 def units_of(plans: list[PoolPlan], budgets: dict[str, int]) -> list[GeneratedUnit]:
     """Each pool's inputs in order, each to the adapters whose budget reaches it; the
     first short inputs of a pool are traced (:func:`harness.run.coverage.trace_indices`)."""
+    from harness.generate.budget import takes_input
+
     units: list[GeneratedUnit] = []
     for pool, adapters, reference in plans:
         traced = trace_indices(pool.texts)
         for i, text in enumerate(pool.texts):
-            active = tuple(a.name for a in adapters if budgets[a.name] > i)
-            if not active:
-                break
-            units.append((text, active, reference.name, i in traced))
+            active = tuple(a.name for a in adapters if takes_input(a, pool, i, budgets[a.name]))
+            if active:
+                units.append((text, active, reference.name, i in traced))
     return units
 
 
