@@ -375,3 +375,27 @@ def test_a_walk_that_timed_out_in_the_golden_is_one_answer_that_changed(golden: 
     assert (change["kind"], change["source"], change["path"], change["severity"]) == ("timeout→ok", slow, "api_surface", 0)
     again = tokconf(*shlex.split(change["command"])[1:], "--json")
     assert again.returncode == 1 and json.loads(again.stdout)["changes"][0]["kind"] == "timeout→ok"
+
+
+def test_inputs_recorded_in_chunks_get_their_own_records_in_order() -> None:
+    """``record_here`` walks 64 inputs' API surfaces at once (tiktoken starts a thread pool
+    per batch call: a corpus snapshot of 3,000 short documents took 21 s of CPU one input
+    at a time, 7 s so): each input's record is still the one ``record`` makes of it alone,
+    in order, across chunks, a ``None`` input and a long one that ends its chunk, and a
+    drop-in's batch fault shows in the same records."""
+    from harness.calls import Calls, InProcess
+    from harness.golden.snapshot import RECORD_CHUNK, record, record_here
+    from harness.registry import default_registry
+    from harness.selftest.faults_dropin import DROPIN_FAULTS
+
+    [fault] = [f for f in DROPIN_FAULTS if f.fault == "dropin-decode-batch-drops-last-char"]
+    calls = {"tiktoken": Calls(InProcess(default_registry().get("tiktoken:cl100k_base"))),
+             "faulty": Calls(InProcess(fault()))}
+    texts: list[str | None] = [f"document {i}: a<|endoftext|>b \ud800 {'é' * (i % 5)}" for i in range(2 * RECORD_CHUNK + 9)]
+    texts[5], texts[RECORD_CHUNK + 3] = None, "long " * 2_000
+    items = [(i, t) for i, t in enumerate(texts)]
+    together = list(record_here(calls, iter(items)))
+    alone = [(i, record(calls, t) if t is not None else None) for i, t in items]
+    assert [i for i, _ in together] == list(range(len(texts)))
+    assert together == alone
+    assert any(r is not None and r["faulty"] != r["tiktoken"] for _, r in together)

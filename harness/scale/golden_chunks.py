@@ -56,11 +56,11 @@ def _selected_for(spec: AdapterChoice, wanted: Sequence[str]) -> Any:
 def record_chunk(spec: AdapterChoice, pairs: dict[str, str], texts: Sequence[str | None]) -> list[Any]:
     """What a worker runs: ``record`` of each text (None: nothing to record) on the adapters
     ``pairs`` names (the golden's name -> the adapter recording it)."""
-    from harness.golden.snapshot import record
+    from harness.golden.snapshot import record_many
 
     selected = _selected_for(spec, list(pairs.values()))
     calls = {golden: selected.calls[now] for golden, now in pairs.items()}
-    return [record(calls, text) if text is not None else None for text in texts]
+    return record_many(calls, texts)
 
 
 def _chunks(items: Iterable[tuple[Any, str | None]], size: int) -> Iterator[list[tuple[Any, str | None]]]:
