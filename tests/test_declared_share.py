@@ -115,7 +115,7 @@ def test_a_declared_long_limit_leaves_out_the_longer_long_pieces_and_only_those(
     over = sum(len(p) > 1000 for p in long_pieces())
     assert over > 0 and share["halvings"] == 0
     assert share["skipped_long_pieces"] == over and share["skipped_short"] == 0
-    assert share["inputs"] == share["pool"] - over
+    assert share["inputs"] == share["pool"] - over == data["run"]["limits"]["generated_inputs"][_Limited.name]
     assert f"generated: {_Limited.name} declares it takes at most 1000 characters (long_limit): " \
            f"{over} of the pool's long pieces left out" in data["run"]["notes"]
     mine = [d for d in data["divergences"] if d["adapter"] == _Limited.name]

@@ -227,11 +227,14 @@ def run_limits(result: RunResult, *, shrink_calls: int | None = None, shrink_sec
     """Every budget and cap that bounded what ran: generated inputs per adapter (of the
     ``max_examples`` asked), the shrinker's bounds, the worker limits, how far each
     adapter's long inputs reached and the long limits adapters declare."""
+    shares = getattr(result, "shares", {})
     return {
         "max_examples": result.max_examples,
-        "generated_inputs": dict(sorted(result.budgets.items())),
+        # what each adapter took: its budget less the long pieces past its long_limit
+        "generated_inputs": {n: shares[n]["inputs"] if n in shares else budget
+                             for n, budget in sorted(result.budgets.items())},
         # declared per adapter, never timed: which inputs ran does not depend on the machine
-        "generated_share": {n: dict(s) for n, s in sorted(getattr(result, "shares", {}).items())},
+        "generated_share": {n: dict(s) for n, s in sorted(shares.items())},
         "shrink": {"calls": shrink_calls, "seconds": shrink_seconds},
         **({"isolation": isolation} if isolation else {}),
         **({"long_reach": {n: dict(k) for n, k in sorted(long_reach.items())}} if long_reach else {}),
