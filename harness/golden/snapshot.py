@@ -19,8 +19,8 @@ from harness.golden.paths import attributes_for, paths_for
 from harness.registry import Registry
 from harness.run.selection import Selected, SelectionError
 
-__all__ = ["InputOptions", "Recorder", "build_adapters", "input_stream", "record", "record_here", "record_many",
-           "vocabulary_hashes", "write_snapshot"]
+__all__ = ["InputOptions", "Recorder", "build_adapters", "input_chunks", "input_stream", "record", "record_here",
+           "record_many", "vocabulary_hashes", "write_snapshot"]
 
 
 @dataclass(frozen=True)
@@ -122,6 +122,24 @@ def announced(items: Iterable[tuple[Any, "str | None"]], starting: Starting) -> 
         yield item, text
 
 
+def input_chunks(items: Iterable[tuple[Any, str | None]], size: int, *,
+                 long_from: int | None = None) -> Iterator[list[tuple[Any, str | None]]]:
+    """``items`` in lists of ``size``, in order; an input of ``long_from`` characters or
+    more (when given) ends its list.
+
+    >>> [[i for i, _ in c] for c in input_chunks([(0, "a"), (1, None), (2, "long"), (3, "b")], 3, long_from=4)]
+    [[0, 1, 2], [3]]
+    """
+    chunk: list[tuple[Any, str | None]] = []
+    for item, text in items:
+        chunk.append((item, text))
+        if len(chunk) >= size or (long_from is not None and text is not None and len(text) >= long_from):
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
 def record_here(calls_by_name: dict[str, Calls], items: Iterable[tuple[Any, str | None]]) -> Iterator[tuple[Any, Any]]:
     """Records of ``items`` in order, :data:`RECORD_CHUNK` at a time (:func:`record_many`).
     An input of 10^4 characters or more ends its chunk: the progress line names such an
@@ -129,14 +147,8 @@ def record_here(calls_by_name: dict[str, Calls], items: Iterable[tuple[Any, str 
     inputs after it wait for it to be recorded."""
     from harness.calls import PREFETCH_SURFACE_LIMIT
 
-    chunk: list[tuple[Any, str | None]] = []
-    for item, text in items:
-        chunk.append((item, text))
-        if len(chunk) >= RECORD_CHUNK or (text is not None and len(text) >= PREFETCH_SURFACE_LIMIT):
-            yield from zip([i for i, _ in chunk], record_many(calls_by_name, [t for _, t in chunk]))
-            chunk = []
-    if chunk:
-        yield from zip([i for i, _ in chunk], record_many(calls_by_name, [t for _, t in chunk]))
+    for chunk in input_chunks(items, RECORD_CHUNK, long_from=PREFETCH_SURFACE_LIMIT):
+        yield from zip([item for item, _ in chunk], record_many(calls_by_name, [text for _, text in chunk]))
 
 
 def write_snapshot(path: str, selected: Selected, inputs: Iterable[Input], *, options: dict[str, Any],

@@ -63,17 +63,6 @@ def record_chunk(spec: AdapterChoice, pairs: dict[str, str], texts: Sequence[str
     return record_many(calls, texts)
 
 
-def _chunks(items: Iterable[tuple[Any, str | None]], size: int) -> Iterator[list[tuple[Any, str | None]]]:
-    chunk: list[tuple[Any, str | None]] = []
-    for pair in items:
-        chunk.append(pair)
-        if len(chunk) >= size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
-
-
 class DaskRecords:
     """The client: chunks submitted in a bounded window, records yielded in input order."""
 
@@ -104,11 +93,13 @@ class DaskRecords:
         return worker_count(self.client, self.requested)
 
     def __call__(self, calls: dict[str, Any], items: Iterable[tuple[Any, str | None]]) -> Iterator[tuple[Any, Any]]:
+        from harness.golden.snapshot import input_chunks
+
         pairs = {golden: c.name for golden, c in calls.items()}
         window = self.window or max(2, 3 * self.workers)
         pending: deque[tuple[list[tuple[Any, str | None]], Any]] = deque()
         try:
-            for chunk in _chunks(items, self.chunk):
+            for chunk in input_chunks(items, self.chunk):
                 texts = [text for _, text in chunk]
                 future = None if all(t is None for t in texts) else self.client.submit(
                     record_chunk, self.spec, pairs, texts, pure=False)
