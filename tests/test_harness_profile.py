@@ -107,3 +107,30 @@ def test_run_profile_harness_prints_and_writes_the_profile(tmp_path: Path) -> No
     assert json.loads((tmp_path / "latest" / "harness-profile.json").read_text(encoding="utf-8")) == data
     assert list(data["phases_s"]) == ["select", "vocab", "cases", "generated", "finish", "report"]
     assert "bytebpe:demo" in data["adapters_s"] and data["adapter_calls"] > 0
+
+
+#: a process that holds (touches) 384 MiB, then starts ``tokconf run`` as ``subprocess``
+#: does (vfork, then exec), and waits for it
+_BIG_PARENT = r"""
+import subprocess, sys
+held = bytearray(384 << 20)
+for page in range(0, len(held), 4096):
+    held[page] = 1
+sys.exit(subprocess.run([sys.executable, "-m", "harness", *sys.argv[1:]]).returncode)
+"""
+
+
+def test_a_runs_peak_is_its_own_not_that_of_the_process_that_started_it(tmp_path: Path) -> None:
+    # getrusage's ru_maxrss is kept across exec: this run reported its parent's 384+ MiB
+    # as its own peak, and a test comparing two runs' peaks from one big pytest worker
+    # compared that number with itself
+    proc = subprocess.run(
+        [sys.executable, "-c", _BIG_PARENT, "run", "--impl", "bytebpe:demo", "--no-generated", "--quiet",
+         "--profile-harness", "--out", str(tmp_path)],
+        cwd=REPO, capture_output=True, text=True, timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr
+    (written,) = [p for p in tmp_path.glob("*/harness-profile.json") if p.parent.name != "latest"]
+    data = json.loads(written.read_text(encoding="utf-8"))
+    assert 0 < data["peak_rss_mb"] < 256, data["peak_rss_mb"]
+    assert all(0 < peak <= data["peak_rss_mb"] for peak in data["peak_rss_mb_after_phase"].values())
