@@ -287,7 +287,9 @@ def machine() -> dict[str, Any]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="smaller corpora, fewer repeats (about 2-3 minutes)")
+    parser.add_argument("--quick", action="store_true",
+                        help="smaller corpora, fewer repeats (14 minutes on 2 cores, 2026-12-07: the harness "
+                             "section alone runs the default tokconf run twice, once on a fresh cache)")
     parser.add_argument("--json", action="store_true", help="end with one JSON object on the last line")
     parser.add_argument("--markdown", metavar="FILE", help="also write the tables as Markdown to FILE")
     parser.add_argument("--impl", action="append", default=[], help="only these adapters (repeatable)")
