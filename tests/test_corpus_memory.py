@@ -112,7 +112,8 @@ def test_a_long_input_is_written_one_outcome_at_a_time(tmp_path: Path) -> None:
     assert peak < 10_000_000, f"writing the log traced {peak / 1e6:.1f} MB"
 
 
-def _client_peak_mb(tmp_path: Path, documents: int) -> tuple[float, Path]:
+def _client_run(tmp_path: Path, documents: int) -> tuple[dict, Path]:
+    """A corpus run of ``documents``: its harness-profile.json and its run folder."""
     corpus = write_corpus(tmp_path / f"corpus-{documents}.jsonl", documents)
     out = tmp_path / f"out-{documents}"
     done = subprocess.run(
@@ -123,20 +124,19 @@ def _client_peak_mb(tmp_path: Path, documents: int) -> tuple[float, Path]:
         cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
     folder = next(p for p in out.iterdir() if p.name != "latest")
-    profile = json.loads((folder / "harness-profile.json").read_text(encoding="utf-8"))
-    return profile["peak_rss_mb"], folder
+    return json.loads((folder / "harness-profile.json").read_text(encoding="utf-8")), folder
 
 
 def test_the_client_peak_does_not_grow_with_the_corpus(tmp_path: Path) -> None:
-    small, _ = _client_peak_mb(tmp_path, 10**4)
-    large, folder = _client_peak_mb(tmp_path, 10**5)
+    small_run, _ = _client_run(tmp_path, 10**4)
+    profile, folder = _client_run(tmp_path, 10**5)
+    small, large = small_run["peak_rss_mb"], profile["peak_rss_mb"]
     assert large <= 1.10 * small, f"10^5 documents peaked at {large} MB, 10^4 at {small} MB"
     data = json.loads((folder / "parity.json").read_text(encoding="utf-8"))
     assert data["run"]["executor"]["documents"] == 10**5
     texts = {json.loads(line)["text"] for line in (tmp_path / f"corpus-{10**5}.jsonl").open(encoding="utf-8")}
     assert data["outcomes"]["inputs"] == len(texts)  # every distinct document, once
     assert not (folder / "outcomes.spool").exists()
-    profile = json.loads((folder / "harness-profile.json").read_text(encoding="utf-8"))
     assert list(profile["phases_s"]) == ["select", "vocab", "cases", "corpus", "generated", "finish", "report"]
 
 
