@@ -6,8 +6,12 @@ Each row is one ``tokconf run --corpus`` subprocess over a generated corpus
 (:mod:`tests.dask_corpus`, the same documents for the same size) with ``--profile-harness``.
 The adapter is :mod:`tests.bytes_adapters` (IDs are the UTF-8 bytes), in process: its own
 time is next to nothing, so what is measured is the harness; one more row at 10^4
-documents runs tiktoken:cl100k_base in process, a real adapter's speed. ``dask`` is an
-embedded cluster of two worker processes. From the run's own accounts:
+documents runs tiktoken:cl100k_base in process, a real adapter's speed. Those documents
+are 1 to 8 hostile words (18 characters on average), where a harness's fixed cost per
+document weighs most; ``--documents prose`` (and one more row of ``figures``) is 10^4
+distinct documents of about 2 KB of English prose (:func:`write_prose`), the length of a
+paragraph-sized web or code document. ``dask`` is an embedded cluster of two worker
+processes. From the run's own accounts:
 
 - ``docs_per_s``: the corpus phase's documents per second (``run.executor``);
 - ``client_peak_mb``: the client's own peak RSS (workers not included);
@@ -48,6 +52,29 @@ ADAPTERS = {"bytes": ["--plugin", "tests.bytes_adapters:adapters", "--impl", "te
 EXECUTORS = {"local": ["--executor", "local", "--jobs", "1"], "dask": ["--executor", "dask", "--jobs", "2"]}
 
 
+def write_prose(path: Path, documents: int, *, seed: int = 25, size: int = 2000) -> Path:
+    """``documents`` distinct JSON Lines documents of paragraphs of the standard library's
+    ``pydoc_data.topics`` (English prose and Python examples), each at least ``size``
+    characters, the same for the same arguments."""
+    import random
+
+    from pydoc_data.topics import topics
+
+    paragraphs = [p for _, text in sorted(topics.items()) for p in text.split("\n\n") if p.strip()]
+    rng = random.Random(seed)
+    written: set[str] = set()
+    with open(path, "w", encoding="utf-8") as handle:
+        while len(written) < documents:
+            parts: list[str] = []
+            while sum(map(len, parts)) < size:
+                parts.append(rng.choice(paragraphs))
+            text = "\n\n".join(parts)
+            if text not in written:
+                written.add(text)
+                handle.write(json.dumps({"text": text}) + "\n")
+    return path
+
+
 def one(corpus: Path, documents: int, executor: str, adapter: str = "bytes") -> dict[str, Any]:
     """One run of ``corpus`` on ``executor`` with ``adapter`` (:data:`ADAPTERS`), as its reports tell it."""
     with tempfile.TemporaryDirectory(prefix="tokconf-corpus-bench-") as out:
@@ -78,13 +105,18 @@ def one(corpus: Path, documents: int, executor: str, adapter: str = "bytes") -> 
     return row
 
 
-def measure(sizes: Sequence[int], executors: Sequence[str], adapter: str = "bytes") -> list[dict[str, Any]]:
+#: the generated corpora: name -> how to write ``documents`` of them to a path
+DOCUMENTS = {"short": write_corpus, "prose": write_prose}
+
+
+def measure(sizes: Sequence[int], executors: Sequence[str], adapter: str = "bytes",
+            documents: str = "short") -> list[dict[str, Any]]:
     rows = []
     with tempfile.TemporaryDirectory(prefix="tokconf-corpus-") as tmp:
         for size in sizes:
-            corpus = write_corpus(Path(tmp) / f"corpus-{size}.jsonl", size)
+            corpus = DOCUMENTS[documents](Path(tmp) / f"corpus-{size}.jsonl", size)
             for executor in executors:
-                rows.append(one(corpus, size, executor, adapter))
+                rows.append({**one(corpus, size, executor, adapter), "corpus": documents})
                 print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
     return rows
 
@@ -105,6 +137,9 @@ def figures(*, quick: bool) -> dict[str, Any]:
                     rows.append(one(corpus, size, executor))
             if size == 10**4:
                 rows.append(one(corpus, size, "local", "tiktoken"))
+                prose = write_prose(Path(tmp) / "prose.jsonl", size)
+                rows.append({**one(prose, size, "local", "tiktoken"), "corpus": "prose"})
+    rows = [{"corpus": "short", **r} for r in rows]
     local = {r["documents"]: r for r in rows if r["executor"] == "local" and r["adapter"] == "bytes"}
     growth = round(local[10**5]["client_peak_mb"] / local[10**4]["client_peak_mb"], 3)
     return {"rows": rows, "client_peak_growth_1e4_to_1e5": growth}
@@ -116,12 +151,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--executors", default="local,dask", help="local, dask or both")
     parser.add_argument("--adapter", choices=sorted(ADAPTERS), default="bytes",
                         help="bytes: the harness alone (default); tiktoken: tiktoken:cl100k_base in process")
+    parser.add_argument("--documents", choices=sorted(DOCUMENTS), default="short",
+                        help="short: 1 to 8 hostile words (default); prose: ~2 KB of English prose each")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
     executors = [e for e in args.executors.split(",") if e]
     print(f"cpus {os.cpu_count()}, load average {os.getloadavg()[0]:.2f}", file=sys.stderr)
-    rows = measure(sizes, executors, args.adapter)
+    rows = measure(sizes, executors, args.adapter, args.documents)
     if args.json:
         print(json.dumps({"load_average": os.getloadavg()[0], "rows": rows}, indent=2))
         return 0

@@ -19,8 +19,9 @@ Sections (all by default):
 - ``trainer``: 1 MB to 10,000 merges, tokconf's trainer against HF's BpeTrainer
   (:mod:`bench.trainer`).
 - ``corpus``: a generated corpus of 10^4 and 10^5 documents (10^6 without ``--quick``)
-  through ``--executor local`` and two Dask workers: documents per second, the client's
-  peak memory and CPU per document (:mod:`bench.corpus_scale`).
+  through ``--executor local`` and two Dask workers, and 10^4 documents of ~2 KB of prose
+  through tiktoken: documents per second, the client's peak memory and CPU per document,
+  harness time over encode time (:mod:`bench.corpus_scale`).
 - ``harness``: the default ``tokconf run`` on a fresh cache folder, first and second run
   (wall, CPU, peak RSS, harness overhead), the user's path with and without the unit
   cache, the ``--jobs 2`` speed-up without the cache (on the user's path under
@@ -263,7 +264,8 @@ def targets(report: dict[str, Any]) -> list[dict[str, Any]]:
         add("corpus client peak, 10^5 over 10^4 documents", corpus["client_peak_growth_1e4_to_1e5"], 1.10)
         for row in corpus["rows"]:
             if row["executor"] == "local":
-                add(f"corpus harness time / encode time, {row['adapter']}, {row['documents']:,} documents",
+                add(f"corpus harness time / encode time, {row['adapter']}, {row['documents']:,} "
+                    f"{'documents of ~2 KB prose' if row.get('corpus') == 'prose' else 'short documents'}",
                     row["harness_over_encode"], 0.25)
     listing = report.get("harness", {}).get("list")
     if listing:
@@ -334,8 +336,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         report["corpus"] = figures(quick=args.quick)
         for row in report["corpus"]["rows"]:
-            say(f"\ncorpus {row['executor']} {row['adapter']} {row['documents']:,} documents: {row['docs_per_s']} "
-                f"docs/s, client peak {row['client_peak_mb']} MB, client CPU {row['client_cpu_us_per_doc']} us/document")
+            say(f"\ncorpus {row['executor']} {row['adapter']} {row['documents']:,} {row['corpus']} documents: "
+                f"{row['docs_per_s']} docs/s, client peak {row['client_peak_mb']} MB, "
+                f"client CPU {row['client_cpu_us_per_doc']} us/document")
     report["targets"] = targets(report)
     say("\ntargets:")
     for t in report["targets"]:

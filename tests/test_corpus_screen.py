@@ -147,7 +147,12 @@ def test_a_screened_document_is_not_walked_ahead_but_a_flagged_one_runs_api_surf
             capture_output=True, text=True, cwd=ROOT)
         assert done.returncode in (0, 1), done.stderr
         profile = json.loads((out / "latest" / "harness-profile.json").read_text(encoding="utf-8"))
-        cells = json.loads((out / "latest" / "parity.json").read_text(encoding="utf-8"))["matrix"]["hf:cl100k_base"]
+        report = json.loads((out / "latest" / "parity.json").read_text(encoding="utf-8"))
+        cells, coverage = report["matrix"]["hf:cl100k_base"], report["coverage"]["hf:cl100k_base"]
+        # coverage reads back through the pattern only what ran every check (harness.run.screen)
         seen[name] = ("api_surface" in profile["adapter_calls_by_op_s"], cells["api-surface"]["inputs"],
-                      cells["error-category"]["status"])
-    assert seen == {"plain": (False, 0, "agree"), "all": (True, 5, "agree"), "flagged": (True, 1, "unexpected")}
+                      cells["error-category"]["status"], coverage["pattern"]["inputs"], coverage["inputs"])
+        page = (out / "latest" / "parity.html").read_text(encoding="utf-8")
+        assert ("read back on 0 of its 5 inputs" in page) == (name == "plain"), name
+    assert seen == {"plain": (False, 0, "agree", 0, 5), "all": (True, 5, "agree", 5, 5),
+                    "flagged": (True, 1, "unexpected", 1, 3)}

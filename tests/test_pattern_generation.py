@@ -8,7 +8,7 @@ from hypothesis import given, settings
 
 from harness.generate.long_pieces import KINDS, LENGTHS, long_pieces
 from harness.generate.pattern_cache import cached_pattern_inputs
-from harness.generate.pattern_inputs import pattern_inputs, pattern_model, pattern_text
+from harness.generate.pattern_inputs import PatternModel, pattern_inputs, pattern_model, pattern_text
 from harness.generate.pattern_parse import (
     CharSet,
     Literal,
@@ -154,15 +154,41 @@ def test_every_code_point_is_built_without_a_transient_of_a_million_strings() ->
     assert peak < 24 * 2**20, f"building it held {peak / 2**20:.0f} MiB at its peak"
 
 
-def test_a_patterns_model_finds_class_members_only_when_its_slots_are_asked() -> None:
-    # the coverage measure builds a model on every run and needs only split(): finding
-    # the members of o200k_base's classes scans every code point (0.85 s on a slow core)
-    from harness.generate.pattern_inputs import PatternModel, _slots
+def _fresh_model(pattern: str) -> PatternModel:
+    cached = pattern_model(pattern)  # lru-cached: another test may have asked its slots or splits
+    return PatternModel(pattern=cached.pattern, branch_sources=cached.branch_sources, nodes=cached.nodes,
+                        matcher=cached.matcher)
 
-    cached = pattern_model(r"\p{L}+|\p{N}{1,3}|\s+")  # lru-cached: another test may have asked its slots
-    model = PatternModel(pattern=cached.pattern, branch_sources=cached.branch_sources, nodes=cached.nodes,
-                         matcher=cached.matcher)
+
+def test_what_a_model_keeps_of_the_texts_it_split_is_bounded_by_characters_not_texts() -> None:
+    # a corpus run reads documents back through the pattern; the model kept the chunks of
+    # the last 4,096 texts, 290 MB for 2 KB documents (the client's own peak was 52 MB)
+    import random
+    import tracemalloc
+
+    words = ["def", "return", "the", "quick", "brown", "fox's", "naïve", "12", "3456", "x=1;", "(a,", "b)", "\n", "!!"]
+    rng = random.Random(25)
+    texts = [f"{n} " + " ".join(rng.choice(words) for _ in range(400)) for n in range(300)]
+    model = _fresh_model(CL100K_PATTERN)
+    tracemalloc.start()
+    try:
+        for text in texts:
+            assert len(model.split(text)) == len(model.branches(text)) > 400
+        held = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert held < 8 * 2**20, f"the model holds {held / 2**20:.1f} MiB after splitting 300 texts of 2 KB"
+    assert model.split(texts[-1]) is model.split(texts[-1])  # the newest are still kept
+
+
+def test_a_patterns_model_finds_class_members_only_when_its_slots_are_asked() -> None:
+    # the coverage measure builds a model on every run and needs only branches(): finding
+    # the members of o200k_base's classes scans every code point (0.85 s on a slow core)
+    from harness.generate.pattern_inputs import _slots
+
+    model = _fresh_model(r"\p{L}+|\p{N}{1,3}|\s+")
     assert model.split("ab 12345") == [(0, "ab"), (2, " "), (1, "123"), (1, "45")]
+    assert model.branches("ab 12345") == (0, 2, 1, 1)
     assert "slots" not in vars(model)
     assert model.slots == tuple(tuple(_slots(n)) for n in model.nodes) and "slots" in vars(model)
     (repeat, digit) = model.slots[1]

@@ -52,6 +52,7 @@ def coverage_rows(data: Mapping[str, Any]) -> list[dict[str, Any]]:
             "reachability": entry.get("reachability"),
             "pattern_source": pattern["source"] if pattern else None,
             "pattern": pattern["pattern"] if pattern else None,
+            "pattern_inputs": pattern.get("inputs", entry["inputs"]) if pattern else None,
             "branches": pattern["branches"] if pattern else [],
             "pairs_missing": pattern["pairs_missing"] if pattern else [],
         })

@@ -100,6 +100,8 @@ def trace_indices(texts: list[str]) -> frozenset[int]:
 @dataclass
 class _Seen:
     inputs: int = 0
+    #: of them, the inputs read back through the pattern (``Collector.observe``'s ``split``)
+    split: int = 0
     pattern: str | None = None
     pattern_source: str = "own"
     alternatives: dict[int, int] = field(default_factory=dict)
@@ -140,17 +142,21 @@ class Collector:
                 seen.pattern_source = "reference"
         return seen
 
-    def observe(self, text: str, adapter: Calls, policy: Policy, *, trace: bool = False) -> None:
+    def observe(self, text: str, adapter: Calls, policy: Policy, *, trace: bool = False, split: bool = True) -> None:
         """Record one input the adapter was checked on (its encode answer is memoised);
-        ``trace``: also record the merge ranks it applies (:func:`trace_indices`)."""
+        ``trace``: also record the merge ranks it applies (:func:`trace_indices`);
+        ``split``: also read it back through the pattern (alternatives and pairs), which
+        costs more than tiktoken's whole encode of it: a corpus document the screen passed
+        is not (:mod:`harness.run.screen`; the module docstring says why)."""
         seen = self._for(adapter)
         seen.inputs += 1
         outcome = adapter.encode(text, policy)
         if outcome.is_ok:
             seen.ids.update(outcome.value)
-        model = pattern_model(seen.pattern) if seen.pattern else None
+        model = pattern_model(seen.pattern) if seen.pattern and split else None
         if model is not None:
-            order = [b for b, _ in model.split(text)]
+            seen.split += 1
+            order = model.branches(text)
             for b in set(order):
                 seen.alternatives[b] = seen.alternatives.get(b, 0) + 1
             seen.pairs.update(zip(order, order[1:]))
@@ -188,6 +194,7 @@ class Collector:
                 self._for(calls[name])
             mine = self._seen[name]
             mine.inputs += other.inputs
+            mine.split += other.split
             mine.traced += other.traced
             for branch, count in other.alternatives.items():
                 mine.alternatives[branch] = mine.alternatives.get(branch, 0) + count
@@ -238,6 +245,7 @@ class Collector:
             out["pattern"] = {
                 "source": seen.pattern_source,
                 "pattern": seen.pattern,
+                "inputs": seen.split,
                 "branches": [{"index": i, "source": src, "inputs": seen.alternatives.get(i, 0)}
                              for i, src in enumerate(model.branch_sources)],
                 "pairs_missing": [f"{a}>{b}" for a in range(n) for b in range(n)

@@ -68,7 +68,7 @@ from harness.generate.strategies import resolve_profile
 from harness.run.coverage import Collector
 from harness.run.choice import case_adapter_names  # re-exported: the plugin and older callers import it here
 from harness.run.plans import prepare_pools, steered_units, steers, units_of
-from harness.run.screen import text_check_results
+from harness.run.screen import ran_every_check, text_check_results
 
 __all__ = ["GENERATED_CHECKS", "Candidate", "GenerationOptions", "Runner", "case_adapter_names"]
 
@@ -262,9 +262,9 @@ class Runner:
     def _run_pair(self, case: Case, adapter: Calls, reference: Calls) -> None:
         self._note_input(case.text, case.policy, adapter, "case", case.id)
         in_domain = self.out_of_domain.inside(adapter, reference, case.text)
-        for check, result in text_check_results(case, Subject(case.text, case.policy, adapter, reference, case)):
+        for check, result in (results := text_check_results(case, Subject(case.text, case.policy, adapter, reference, case))):
             self._judge_case(case, adapter, reference, check, result, in_domain)
-        self.coverage.observe(case.text, adapter, case.policy)
+        self.coverage.observe(case.text, adapter, case.policy, split=ran_every_check(results))
         doc = documented_for(case, adapter.name, "vocab-consistency", adapter.info.declares_like)
         if doc is not None:
             self._judge_case_vocab(case, adapter, reference, doc)
