@@ -88,7 +88,9 @@ def _swap(value: Any, text: str, raw: bytes) -> Any:
         return {"=": "text"}
     if isinstance(value, bytes) and value == raw and raw:
         return {"=": "bytes"}
-    if isinstance(value, tuple) and value and not ints_only(value):
+    if isinstance(value, tuple) and value:
+        if ints_only(value):  # IDs, the common case: what encode_value makes of them, tested once
+            return list(value)
         return [_swap(v, text, raw) for v in value]
     return encode_value(value)
 
