@@ -5,18 +5,17 @@ adapters, a generated text over the adapters whose budget reaches it) is cut int
 **units**. Each unit runs on a *fresh* copy of the runner's state (an empty matrix, no
 records, no pending findings, no documentation: :meth:`~harness.run.runner.Runner.fresh`)
 and hands back what it added, a :class:`~harness.run.deltas.Delta`. The parent applies
-the deltas **in unit order** (:meth:`~harness.run.runner.Runner.apply`),
-whichever process finished first, so the matrix, the divergences and their order are
-those of ``--jobs 1``, which runs the very same units in process. Shrinks are
-independent of each other and run as a flat list (:meth:`Jobs.shrink_many`; the settling
-that decides which are needed stays in the parent: :mod:`harness.run.settle`).
+the deltas **in unit order** (:meth:`~harness.run.runner.Runner.apply`), whichever
+process finished first, so the matrix, the divergences and their order are those of
+``--jobs 1``, which runs the very same units in process. Shrinks run as a flat list
+(:meth:`Jobs.shrink_many`; which are needed is decided in the parent: :mod:`harness.run.settle`).
 
 The processes are forked from the parent once its adapters are built (``fork`` start
 method: the vocabularies are shared, not loaded again), through
 :class:`concurrent.futures.ProcessPoolExecutor`, which notices a process that dies (an
-in-process adapter that segfaults) instead of waiting for it forever. An isolated
-adapter's executor sees it was forked and starts a worker of its own (see
-:mod:`harness.worker.client`). Where ``fork`` does not exist the run uses one job and says so.
+in-process adapter that segfaults) instead of waiting for it forever. An isolated adapter's
+executor sees it was forked and starts a worker of its own (:mod:`harness.worker.client`).
+Where ``fork`` does not exist the run uses one job and says so.
 
 Isolated adapters are also asked ahead (:mod:`harness.run.prefetch`): before a unit's
 checks run, every input's usual calls go to each worker in one frame, and the stream
@@ -253,14 +252,11 @@ def _cache_key(cache: Any, runner: Any, kind: str, task: Sequence[Any]) -> Any:
 
 
 class Jobs:
-    """The processes of a run and the order results are merged in.
-
-    The processes are forked once, at the first parallel phase, and serve every phase
-    until :meth:`close` (an isolated adapter's worker is started once per process, not
-    once per phase). What a later phase needs of the parent's state travels with its
-    tasks (the vocabulary findings the documented cases judge); an adapter added after
-    the fork (a case's own reference) makes them fork again.
-    """
+    """The processes of a run and the order results are merged in. They are forked at the
+    first parallel phase and serve every phase until :meth:`close` (an isolated adapter's
+    worker starts once per process). What a later phase needs of the parent's state
+    travels with its tasks (the vocabulary findings the documented cases judge); an
+    adapter added after the fork (a case's own reference) makes them fork again."""
 
     def __init__(self, runner: Any, jobs: int = 1) -> None:
         self.runner = runner
@@ -434,7 +430,11 @@ class Jobs:
             ) from exc
 
     def close(self, *, terminate: bool = False) -> None:
-        """End the processes (and, through them, the workers they started)."""
+        """End the processes (and their workers); let go of the runner that tasks here read
+        (held, a finished run lived on in pytest or the Python API: 175 MB after one input
+        of 10^6 characters, mostly tiktoken's regex caches)."""
+        global _RUNNER
+        _RUNNER = None if _RUNNER is self.runner else _RUNNER
         pool, self._pool = self._pool, None
         if pool is None:
             return
