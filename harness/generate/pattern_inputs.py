@@ -191,16 +191,22 @@ class PatternModel:
     def slots(self) -> tuple[tuple[Slot, ...], ...]:
         """Each alternative's choice points. Made when first asked: a class's members are
         found by scanning every code point (0.85 s for o200k_base's pattern on a slow core),
-        and the coverage measure, which needs only :meth:`split`,
+        and the coverage measure, which needs only :meth:`branches`,
         builds a model on every run."""
         return tuple(tuple(_slots(n)) for n in self.nodes)
+
+    @cached_property
+    def _branch_of(self) -> dict[str, int]:
+        """A labelled group's name (``b0``, ``b1``, ...: :func:`labelled_source`) -> its alternative."""
+        return {f"b{i}": i for i in range(len(self.nodes))}
 
     def split(self, text: str) -> list[tuple[int, str]]:
         """(alternative index, chunk) for each match of the pattern in ``text``."""
         found = self._splits.get(text)
         if found is None:
-            found = self._splits.keep(text, [(int(m.lastgroup[1:]), m.group())
-                                             for m in self.matcher.finditer(text) if m.group()])
+            branch = self._branch_of
+            found = self._splits.keep(text, [(branch[m.lastgroup], m.group())
+                                             for m in self.matcher.finditer(text) if m.end() != m.start()])
         return found
 
     def branches(self, text: str) -> tuple[int, ...]:
@@ -213,8 +219,8 @@ class PatternModel:
         """
         found = self._branches.get(text)
         if found is None:
-            index = {f"b{i}": i for i in range(len(self.nodes))}
-            found = self._branches.keep(text, tuple([index[m.lastgroup] for m in self.matcher.finditer(text)
+            branch = self._branch_of
+            found = self._branches.keep(text, tuple([branch[m.lastgroup] for m in self.matcher.finditer(text)
                                                      if m.end() != m.start()]))
         return found
 
