@@ -264,6 +264,26 @@ def test_a_run_from_the_unit_cache_reads_no_plan(tmp_path: Path, monkeypatch: py
     assert phase() == first and loaded == ["bytebpe-ltr:demo"]
 
 
+def test_a_plan_read_from_the_unit_cache_brings_its_slices_digests(tmp_path: Path) -> None:
+    # session 40: a cached plan came back without its slices' digests (the unit keys: a
+    # cached property, so kept in each slice's __dict__ once computed), and every run that
+    # read it hashed every slice again: 0.5 s of CPU per o200k plan, about 1.6 s of a cached
+    # default run's 15 s
+    from harness.generate.every_token import TokenSlice
+    from harness.run import every_token
+    from harness.run.unit_cache import UnitCache
+
+    selected = select(default_registry(), impls=["bytebpe-ltr:demo"])
+    reference = selected.calls["bytebpe-ltr:demo"]
+    cache = UnitCache(tmp_path)
+    made = every_token.plan_for(selected, reference, cache)
+    read = every_token.plan_for(selected, reference, cache)
+    selected.close()
+    assert cache.stored == 1 and cache.hits == {"bytebpe-ltr:demo": {"every-token"}} and read is not made
+    assert [s.__dict__.get("digest") for s in read.slices] == [
+        TokenSlice.digest.func(s) for s in made.slices]  # type: ignore[attr-defined]
+
+
 def test_the_reference_is_judged_on_its_plan_answers_without_asking_them_again() -> None:
     # issue 25: the plan holds the reference's own IDs for every text of a slice and its bytes
     # for every ordinary ID; asking it again encoded each text twice on one path, and read

@@ -50,7 +50,13 @@ def plan_for(selected: Any, reference: Calls, cache: Any = None, *,
     (:mod:`harness.run.unit_cache`), else made (145 MB for o200k_base); ``encode_many``:
     how the reference is asked (:func:`~harness.generate.every_token.build_plan`)."""
     def build() -> EveryTokenPlan:
-        return build_plan(reference, encode_many=encode_many)
+        plan = build_plan(reference, encode_many=encode_many)
+        for token_slice in plan.slices:
+            # each slice's digest is a cached property in its __dict__, so computed here it
+            # is pickled with the plan: a run that reads the plan from the cache does not
+            # hash every slice again (0.30 s for cl100k_base, 0.6 s for o200k_base)
+            token_slice.digest  # noqa: B018 - computed for its side effect
+        return plan
 
     if cache is None:
         return build()
