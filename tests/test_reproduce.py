@@ -2,7 +2,9 @@
 
 One run over the deliberately wrong adapters (tests/wrong_adapters.py) and the shipped
 cases; then each printed command, for divergences of several kinds, is run as a user
-would copy it, and must exit 1 (adapters disagree) and print the difference. The symptoms
+would copy it (each verb's first as a process, the rest through the same ``main`` in this
+process: tests/printed_commands.py), and must exit 1 (adapters disagree) and print the
+difference. The symptoms
 below come from the vocabulary, cases and generated phases, so the run leaves out the
 phases that would only add more of the same kinds at a cost: every token and everyday
 text (146 of its 213 s, measured with --profile-harness), and the default long inputs
@@ -13,12 +15,13 @@ here; a long input's command is checked below, tests/test_long_inputs.py runs th
 from __future__ import annotations
 
 import json
-import shlex
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.printed_commands import PrintedCommands
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -36,11 +39,10 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> dict:
     return json.loads((out / "latest" / "parity.json").read_text(encoding="ascii"))
 
 
-def reproduce(command: str) -> subprocess.CompletedProcess[str]:
-    argv = shlex.split(command)
-    assert argv[0] == "tokconf"
-    return subprocess.run([sys.executable, "-m", "harness", *argv[1:]], cwd=REPO, capture_output=True,
-                          text=True, timeout=300)
+@pytest.fixture(scope="module")
+def commands() -> PrintedCommands:
+    """The module's printed commands: each verb's first as a process, the rest in process."""
+    return PrintedCommands(REPO)
 
 
 @pytest.mark.parametrize(("adapter", "symptom"), [
@@ -51,27 +53,28 @@ def reproduce(command: str) -> subprocess.CompletedProcess[str]:
     ("wrong:drop-last", ("vocab-consistency", "segmentation")),
     ("wrong:ltr-merge", ("id-parity", "segmentation")),
 ])
-def test_the_printed_command_reproduces_it(report: dict, adapter: str, symptom: tuple[str, str]) -> None:
+def test_the_printed_command_reproduces_it(report: dict, commands: PrintedCommands, adapter: str,
+                                          symptom: tuple[str, str]) -> None:
     records = [d for d in report["divergences"] if d["adapter"] == adapter and d["status"] == "unexpected"
                and symptom in {(s["check"], s["kind"]) for s in d["symptoms"]}]
     assert records, f"no {symptom} divergence of {adapter}"
     for record in records[:3]:
-        proc = reproduce(record["reproduce"])
-        assert proc.returncode == 1, (record["reproduce"], proc.stdout, proc.stderr)
+        proc = commands.run(record["reproduce"])
+        assert proc.code == 1, (record["reproduce"], proc.stdout, proc.stderr)
         assert adapter in proc.stdout
 
 
-def test_a_documented_decode_gap_reproduces_too(report: dict) -> None:
+def test_a_documented_decode_gap_reproduces_too(report: dict, commands: PrintedCommands) -> None:
     documented = [d for d in report["divergences"] if d["adapter"] == "minbpe:cl100k_base"
                   and d["status"] == "documented" and d["check"] == "decode"]
     assert documented
     for record in documented:
-        proc = reproduce(record["reproduce"])
-        assert proc.returncode == 1, (record["reproduce"], proc.stdout, proc.stderr)
+        proc = commands.run(record["reproduce"])
+        assert proc.code == 1, (record["reproduce"], proc.stdout, proc.stderr)
         assert "raised unknown-id" in proc.stdout
 
 
-def test_long_inputs_have_short_commands(report: dict) -> None:
+def test_long_inputs_have_short_commands(report: dict, commands: PrintedCommands) -> None:
     from harness.calls import Calls, InProcess
     from harness.checks.base import ORDINARY, Finding
     from harness.run.evidence import reproduce_command
@@ -82,7 +85,7 @@ def test_long_inputs_have_short_commands(report: dict) -> None:
     command = reproduce_command(Finding("tiktoken:cl100k_base", "id-parity", "content", "", text, policy=ORDINARY),
                                 calls, calls)
     assert command.endswith("-- '\\{500* }x'") and len(command) < 120, command
-    proc = reproduce(command.replace(" -- ", " --json -- ", 1))
+    proc = commands.run(command.replace(" -- ", " --json -- ", 1))
     ids = json.loads(proc.stdout)["results"][0]["ids"]
     assert tuple(ids) == tuple(calls.encode(text, ORDINARY).value)  # the short form is the same input
     assert all(len(d["reproduce"]) < 400 for d in report["divergences"])

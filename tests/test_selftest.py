@@ -8,12 +8,7 @@ or when the score in the README no longer matches the faults.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import re
-import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,6 +16,7 @@ import pytest
 from harness.selftest.faults_dropin import DROPIN_FAULTS
 from harness.selftest.mutant import Mutant
 from harness.selftest.score import FAULTS, Score, run_selftest
+from tests.printed_commands import PrintedCommands
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 AREAS = {"pre-tokenization", "merging", "special tokens", "decoding", "batching", "error handling", "API",
@@ -101,37 +97,17 @@ def test_the_readme_states_this_score(score: Score) -> None:
     assert (int(found.group(1)), int(found.group(2))) == (caught, len(FAULTS))
 
 
-def test_every_caught_faults_printed_command_reproduces_it(score: Score, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_caught_faults_printed_command_reproduces_it(score: Score) -> None:
     """Issue 21 item 6, on this file's selftest run: each caught fault's command, run as a
-    user copies it (it names the selftest family with ``--plugin``), exits 1.
-
-    The first command of each verb (``call``, ``encode``, ...) runs as its own ``tokconf``
-    process, as the user's shell runs it; the others go through the same ``main`` in this
-    process. A process for each of the 52 was one of the suite's five slowest tests (99 to
-    107 s in CI, 61 s alone on a quiet machine; now 25 s), most of it each process starting
-    Python, importing tokconf and loading tiktoken's vocabulary again."""
-    from harness.cli import main
-
-    monkeypatch.chdir(README.parent)  # where the processes run too
+    user copies it (it names the selftest family with ``--plugin``), exits 1. The first
+    command of each verb runs as a process, the others in this one (tests/printed_commands.py:
+    a process for each of the 52 was one of the suite's five slowest tests, 99 to 107 s in
+    CI, 61 s alone on a quiet machine; now 25 s)."""
     caught = [v for v in score.verdicts if v.caught]
     assert caught and all(v.reproduce for v in caught)
-    failed = []
-    verbs_run_as_a_process: set[str] = set()
-    for fault in caught:
-        argv = shlex.split(fault.reproduce or "")
-        if argv[0] != "tokconf":
-            raise AssertionError(f"a reproduce command starts with tokconf: {fault.reproduce}")
-        if argv[1] not in verbs_run_as_a_process:
-            verbs_run_as_a_process.add(argv[1])
-            again = subprocess.run([sys.executable, "-m", "harness", *argv[1:]], cwd=README.parent,
-                                   capture_output=True, text=True, timeout=600)
-            code, said = again.returncode, again.stdout[-500:] + again.stderr[-500:]
-        else:
-            out, err = io.StringIO(), io.StringIO()
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                code = main(argv[1:])
-            said = out.getvalue()[-500:] + err.getvalue()[-500:]
-        if code != 1:
-            failed.append(f"{fault.fault} ({fault.check} {fault.kind}): exit {code}: {fault.reproduce}\n{said}")
-    assert verbs_run_as_a_process >= {"call", "encode"}, verbs_run_as_a_process
+    commands = PrintedCommands(README.parent)
+    ran = [(fault, commands.run(fault.reproduce or "")) for fault in caught]
+    assert commands.verbs_run_as_a_process >= {"call", "encode"}, commands.verbs_run_as_a_process
+    failed = [f"{fault.fault} ({fault.check} {fault.kind}): exit {r.code}: {r.command}\n{r.said}"
+              for fault, r in ran if r.code != 1]
     assert not failed, "\n".join(failed)
