@@ -22,8 +22,8 @@ from typing import Any, Callable, Iterable, Protocol, Sequence
 
 from harness.cases.model import Policy
 from harness.interface import Adapter, Capabilities
-from harness.outcomes import (Outcome, capture, checked, ids_each, surface_from_data, surface_outcome, surface_to_data,
-                              together)
+from harness.outcomes import (Outcome, capture, checked, surface_from_data, surface_outcome, surface_to_data,
+                              together, values_each)
 
 __all__ = ["AdapterInfo", "Calls", "Executor", "InProcess", "policy_kwargs", "surface_from_data", "surface_to_data"]
 
@@ -117,16 +117,19 @@ class InProcess:
         return [Outcome.ok(got) if type(got) is tuple else got for got in self.encode_ids_many(texts, policy)]
 
     def encode_ids_many(self, texts: Sequence[str], policy: Policy) -> list[tuple[int, ...] | Outcome]:
-        """:meth:`encode_many` with a success as its IDs alone (:func:`~harness.outcomes.ids_each`)."""
+        """:meth:`encode_many` with a success as its IDs alone (:func:`~harness.outcomes.values_each`)."""
         a = self._adapter
-        return ids_each(a.encode, texts, classify=a.classify_error, **policy_kwargs(policy))
+        return values_each(a.encode, texts, classify=a.classify_error, **policy_kwargs(policy))
 
     def token_bytes_many(self, ids: Sequence[int]) -> list[Outcome]:
         """``call("token_bytes", i)`` for each of ``ids``, in order, without the dispatch per
         call: the every-token phase asks each adapter the bytes of every ID it has."""
+        return [Outcome.ok(p) if type(p) is bytes else p for p in self.pieces_each(ids)]
+
+    def pieces_each(self, ids: Sequence[int]) -> list[bytes | Outcome]:
+        """:meth:`token_bytes_many` with a success as its bytes alone (:func:`~harness.outcomes.values_each`)."""
         a = self._adapter
-        token_bytes, classify = a.token_bytes, a.classify_error
-        return [checked("token_bytes", capture("decode", token_bytes, i, classify=classify)) for i in ids]
+        return values_each(a.token_bytes, ids, op="token_bytes", classify=a.classify_error)
 
     def api_surfaces(self, texts: Sequence[str]) -> list[Outcome]:
         """``call("api_surface", text)`` for each of ``texts``, in order, the adapter asked

@@ -34,7 +34,7 @@ from harness.checks.base import ALL, ORDINARY
 from harness.checks.reachability import Reachability, classify, context_text
 from harness.checks.vocab import ordinary_end
 
-__all__ = ["EncodeMany", "EveryTokenPlan", "SLICE_TOKENS", "TokenSlice", "build_plan", "encode_all"]
+__all__ = ["EncodeMany", "EveryTokenPlan", "SLICE_TOKENS", "TokenSlice", "build_plan", "encode_all", "pieces_of"]
 
 #: IDs per slice: one task of the run and, for a worker, one frame of ~2 x this many calls.
 SLICE_TOKENS = 2048
@@ -128,13 +128,8 @@ def build_plan(reference: Calls, *, slice_tokens: int = SLICE_TOKENS,
     specials = dict(reference.info.special_tokens)
     special_ids = {i: literal for literal, i in specials.items()}
     end = ordinary_end(reference)
-    pieces: dict[int, bytes | None] = {}
-    reference.prefetch_pieces([i for i in range(end) if i not in special_ids])
-    for token_id in range(end):
-        if token_id in special_ids:
-            continue
-        piece = reference.token_bytes(token_id)
-        pieces[token_id] = piece.value if piece.is_ok else None
+    ordinary_ids = [i for i in range(end) if i not in special_ids]
+    pieces: dict[int, bytes | None] = dict(zip(ordinary_ids, pieces_of(reference, ordinary_ids)))
     texts = {i: p.decode("utf-8") for i, p in pieces.items() if p is not None and _utf8(p)}
     order = sorted(texts)
     literal_ids = sorted(special_ids)
@@ -171,6 +166,19 @@ def build_plan(reference: Calls, *, slice_tokens: int = SLICE_TOKENS,
                 (text, ORDINARY, _ids(outcome)) for text, outcome in zip(packs, packed))))
     return EveryTokenPlan(encoding=reference.info.encoding, reference=reference.name, slices=tuple(slices),
                           reachability=reach, pieces=pieces, ids=frozenset(all_ids))
+
+
+def pieces_of(calls: Calls, ids: Sequence[int]) -> list[bytes | None]:
+    """Each ID's bytes (``None``: the adapter has none), not kept: a plan reads each ID of
+    its reference once. In process one loop without an Outcome per ID
+    (:meth:`~harness.calls.InProcess.pieces_each`: cl100k_base 0.05 s, not 0.31 s)."""
+    each = getattr(calls.executor, "pieces_each", None)
+    if each is None:  # a worker, or an executor that remembers answers: its own frames
+        calls.prefetch_pieces(ids)
+        found = [calls.token_bytes(i) for i in ids]
+        calls.forget_pieces(ids)
+        return [o.value if o.is_ok else None for o in found]
+    return [p if type(p) is bytes else (p.value if p.is_ok else None) for p in each(ids)]
 
 
 def _utf8(piece: bytes) -> bool:
