@@ -4,12 +4,12 @@ One run over the deliberately wrong adapters (tests/wrong_adapters.py) and the s
 cases; then each printed command, for divergences of several kinds, is run as a user
 would copy it (each verb's first as a process, the rest through the same ``main`` in this
 process: tests/printed_commands.py), and must exit 1 (adapters disagree) and print the
-difference. The symptoms
-below come from the vocabulary, cases and generated phases, so the run leaves out the
-phases that would only add more of the same kinds at a cost: every token and everyday
-text (146 of its 213 s, measured with --profile-harness), and the default long inputs
-(each wrong adapter fails them, and shrinking a 10^5-character finding proves nothing
-here; a long input's command is checked below, tests/test_long_inputs.py runs the phase).
+difference. The symptoms below come from the vocabulary, cases and generated phases, so
+the run leaves out the phases that would only add more of the same kinds at a cost: every
+token and everyday text (146 of its 213 s, measured with --profile-harness), and the
+default long inputs (each wrong adapter fails them, and shrinking a 10^5-character finding
+proves nothing here; a long input's command is checked below, tests/test_long_inputs.py
+runs the phase).
 """
 
 from __future__ import annotations
