@@ -262,7 +262,7 @@ def values_each(call: Callable[..., Any], items: Sequence[Any], *, op: Operation
     >>> values_each(lambda t: [ord(c) for c in t] if t else None, ["hi", ""])[1].describe()
     'raised internal-error (tokconf.BadReturnValue): encode returned NoneType, expected a list of int'
     """
-    valid = _VALUE_ALONE[op]
+    exact = _VALUE_ALONE[op]  # callers tell a value from an Outcome by this exact type
     raised_as = "decode" if op == "token_bytes" else op  # as InProcess captures token_bytes
     out: list[Any] = []
     for item in items:
@@ -275,9 +275,9 @@ def values_each(call: Callable[..., Any], items: Sequence[Any], *, op: Operation
             continue
         if type(value) is list:  # as Outcome.ok
             value = tuple(value)
-        if not valid(value):  # numpy integers become ints, a bytearray bytes; anything else an error
-            outcome = checked(op, Outcome.ok(value))
-            value = outcome.value if outcome.is_ok else outcome
+        if type(value) is not exact or (exact is tuple and not ints_only(value)):
+            outcome = checked(op, Outcome.ok(value))  # numpy ints, a bytearray, a subclass: fine
+            value = exact(outcome.value) if outcome.is_ok else outcome
         out.append(value)
     return out
 
@@ -322,8 +322,8 @@ def is_ids(value: Any) -> bool:
     return isinstance(value, tuple) and ints_only(value)
 
 
-#: what :func:`values_each` keeps as the value alone, without asking :func:`checked`
-_VALUE_ALONE: dict[str, Callable[[Any], bool]] = {"encode": is_ids, "token_bytes": lambda v: type(v) is bytes}
+#: the exact type of what :func:`values_each` keeps as the value alone (IDs: of exact ints)
+_VALUE_ALONE: dict[str, type] = {"encode": tuple, "token_bytes": bytes}
 
 
 #: What a successful call must return; anything else is the adapter's bug, reported as one.

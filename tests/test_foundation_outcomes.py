@@ -75,3 +75,34 @@ def test_same_as_compares_values_or_categories() -> None:
     a = Outcome.raised("unknown-id", "builtins.KeyError", "x")
     b = Outcome.raised("unknown-id", "builtins.ValueError", "y")
     assert a.same_as(b) and not a.same_as(Outcome.ok([1]))
+
+
+def test_a_subclass_answer_is_a_plain_value_in_bulk_and_an_outcome_per_call() -> None:
+    # values_each keeps a success as its value alone and callers tell it from an Outcome by
+    # its exact type: a tuple or bytes subclass from an adapter came back raw, neither
+    from harness.calls import InProcess
+    from harness.checks.base import ORDINARY
+    from harness.outcomes import values_each
+
+    class Ids(tuple):  # type: ignore[type-arg]
+        pass
+
+    class Piece(bytes):
+        pass
+
+    class Odd:
+        def encode(self, text, **policy):  # type: ignore[no-untyped-def]
+            return Ids((1, 2))
+
+        def token_bytes(self, token_id: int) -> bytes:
+            return Piece(b"ab")
+
+        def classify_error(self, op, exc):  # type: ignore[no-untyped-def]
+            return None
+
+    assert [type(v) for v in values_each(Odd().encode, ["a"])] == [tuple]
+    assert [type(v) for v in values_each(Odd().token_bytes, [0], op="token_bytes")] == [bytes]
+    executor = object.__new__(InProcess)
+    executor._adapter = Odd()
+    assert executor.encode_many(["a"], ORDINARY) == [Outcome.ok((1, 2))]
+    assert executor.token_bytes_many([0]) == [Outcome.ok(b"ab")]

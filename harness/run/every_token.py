@@ -54,7 +54,7 @@ def plan_for(selected: Any, reference: Calls, cache: Any = None, *,
         for token_slice in plan.slices:
             # each slice's digest is a cached property in its __dict__, so computed here it
             # is pickled with the plan: a run that reads the plan from the cache does not
-            # hash every slice again (0.30 s for cl100k_base, 0.6 s for o200k_base)
+            # hash every slice again (0.26 s for cl100k_base, 0.52 s for o200k_base)
             token_slice.digest  # noqa: B018 - computed for its side effect
         return plan
 
