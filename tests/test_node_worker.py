@@ -181,6 +181,23 @@ def test_a_clean_list_is_one_call_with_each_items_own_answer(echo):
     assert pieces == [Outcome.ok(b"h"), Outcome.ok(b"\xf6"), Outcome.ok(b"\xff")]
 
 
+def test_a_list_with_its_expected_answers_comes_back_as_the_positions_that_differ(echo):
+    # harness/differing.py: the every-token phase compares in the worker, in Node too
+    texts = ["hello", "a\ud800b", "!throw", "xy", "\U0001f600", "!float"]
+    expected = [tuple(utf16_units(t)) for t in texts]
+    expected[3] = (120, 0)  # an expectation the answer does not meet
+    expected[4] = None  # nothing expected: the reference raised there
+    asked = counted(echo)
+    try:
+        found = echo.encode_differing(texts, Policy(), expected)
+        pieces = echo.token_bytes_differing([104, 0x1f6, 70001, 255, 0], [b"h", b"?", b"x", b"\xff", b""])
+    finally:
+        del echo.call_many
+    assert asked == ["encode_differing", "token_bytes_differing"]
+    assert found == (2, 3, 4, 5)
+    assert pieces == (1, 2, 4)
+
+
 @pytest.mark.parametrize(("middle", "expected"), [
     ("!throw", "raised internal-error (js.TypeError)"),
     ("!float", "raised internal-error (tokconf.UnserializableValue)"),

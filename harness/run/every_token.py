@@ -30,7 +30,9 @@ from typing import Any, Callable, Iterator, Sequence
 
 from harness.calls import Calls
 from harness.checks.base import ORDINARY, Finding, shape
-from harness.generate.every_token import EncodeMany, EveryTokenPlan, TokenSlice, build_plan, encode_all
+from harness.differing import differing_encodes, differing_pieces
+from harness.generate.every_token import (SLICE_TOKENS, EncodeMany, EveryTokenPlan, TokenSlice, build_plan,
+                                          encode_all)
 from harness.outcomes import Outcome
 from harness.run.settle import Candidate
 
@@ -42,6 +44,9 @@ GroupTasks = list[tuple[str, list[tuple[Any, tuple[str, ...]]]]]
 
 #: texts per (adapter, slice) that differ and get the full checks; the rest are counted
 FULL_CHECKS_PER_SLICE = 4
+
+#: texts (or IDs) per question to an adapter: a worker's round trip (encode_all's)
+_FRAME = 2 * SLICE_TOKENS
 
 
 def plan_for(selected: Any, reference: Calls, cache: Any = None, *,
@@ -112,13 +117,19 @@ def _differing_texts(runner: Any, adapter: Calls, reference: Calls, token_slice:
     differing: list[str] = []
     agreed = 0
     for policy, positions in by_policy.items():
-        answers = _reference_answers(adapter, entries, positions, policy) if is_reference else \
-            encode_all(adapter, [entries[n][0] for n in positions], policy)
-        for n, answer in zip(positions, answers):
-            text, _, expected = entries[n]
-            if _agrees(adapter, text, answer, expected, known):
-                agreed += 1
-            elif adapter.in_domain(text) and reference.in_domain(text):
+        if known is not None:
+            answers = _reference_answers(adapter, entries, positions, policy)
+            apart = [n for n, answer in zip(positions, answers) if not _joins_to(adapter, entries[n][0], answer, known)]
+        else:
+            # compared where the answers are: a worker sends back only the positions that
+            # differ (harness.differing), not every text's IDs
+            found = differing_encodes(adapter, [entries[n][0] for n in positions], policy,
+                                      [entries[n][2] for n in positions], frame=_FRAME)
+            apart = [positions[k] for k in found]
+        agreed += len(positions) - len(apart)
+        for n in apart:
+            text = entries[n][0]
+            if adapter.in_domain(text) and reference.in_domain(text):
                 differing.append(text)
     # an outcome equal to the reference's is both checks' agreement (same IDs, no error)
     runner.cell(adapter.name, "id-parity").inputs += agreed
@@ -149,16 +160,13 @@ def _reference_answers(reference: Calls, entries: Sequence[tuple[str, Any, tuple
     return [answers[n] if n in answers else entries[n][2] for n in positions]
 
 
-def _agrees(adapter: Calls, text: str, answer: tuple[int, ...] | Outcome, expected: tuple[int, ...] | None,
-            known: dict[int, bytes | None] | None) -> bool:
-    """Whether ``answer`` (:func:`encode_all`'s) is the reference's: the IDs it holds
-    (``expected``) for another adapter; for the reference itself (``known`` is given), IDs
-    whose bytes join to the text."""
+def _joins_to(reference: Calls, text: str, answer: tuple[int, ...] | Outcome, known: dict[int, bytes | None]) -> bool:
+    """Whether the reference's ``answer`` (:func:`encode_all`'s) to ``text`` is IDs whose
+    bytes join to the text. (Another adapter agrees when its answer is exactly the IDs the
+    plan holds: :func:`harness.differing.positions_differing`.)"""
     if type(answer) is not tuple:
-        return False  # a failure, even where the reference raised too: the full checks judge it
-    if known is None:
-        return expected is not None and answer == expected
-    joined = _joined(adapter, answer, known)
+        return False  # a failure: the full checks judge it
+    joined = _joined(reference, answer, known)
     return joined is not None and joined == text.encode("utf-8", "surrogatepass")
 
 
@@ -196,23 +204,20 @@ def _joined(reference: Calls, ids: Sequence[int], known: dict[int, bytes | None]
 
 
 def _compare_bytes(runner: Any, adapter: Calls, token_slice: TokenSlice) -> None:
-    adapter.prefetch_pieces(token_slice.ids)
     cell = runner.cell(adapter.name, "vocab-consistency")
     specials = runner.selected.calls[token_slice.reference].info.special_ids
+    asked = [(i, piece) for i, piece in zip(token_slice.ids, token_slice.pieces) if piece is not None]
+    cell.inputs += len(asked)
     found = 0
-    for token_id, expected in zip(token_slice.ids, token_slice.pieces):
-        if expected is None:
-            continue
-        cell.inputs += 1
-        mine = adapter.token_bytes(token_id)
-        if mine.is_ok and mine.value == expected:
-            continue
+    for n in differing_pieces(adapter, [i for i, _ in asked], [piece for _, piece in asked], frame=_FRAME):
+        token_id, expected = asked[n]
         text = expected.decode("utf-8", "replace")
         if not adapter.in_domain(text):
             continue  # a closed vocabulary need not hold a token outside its alphabet
         found += 1
         if found > FULL_CHECKS_PER_SLICE:
-            continue
+            break
+        mine = adapter.token_bytes(token_id)
         if token_id in specials:
             # the vocabulary check's own finding on a special ID (same kind, its literal as
             # the input), so what documents that one (minbpe's KeyError) documents this one

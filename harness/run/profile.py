@@ -87,7 +87,8 @@ class _Stopwatch:
 #: counts as, whether each item of its first argument counts as one call)
 _BULK = {"call_many": ("call_many", False), "encode_many": ("encode", True), "encode_ids_many": ("encode", True),
          "token_bytes_many": ("token_bytes", True), "pieces_each": ("token_bytes", True),
-         "api_surfaces": ("api_surface", True)}
+         "api_surfaces": ("api_surface", True), "encode_differing": ("encode", True),
+         "token_bytes_differing": ("token_bytes", True)}
 
 
 class TimedExecutor:

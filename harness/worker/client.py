@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from harness import differing
 from harness.calls import AdapterInfo
 from harness.cases.model import Policy
 from harness.outcomes import Outcome, checked
@@ -283,6 +284,32 @@ class WorkerExecutor:
         """``call("token_bytes", i)`` for each of ``ids``, in order, in one call (the
         every-token phase asks every ID's bytes)."""
         return self._bulk("token_bytes_many", "token_bytes", ids)
+
+    def encode_differing(self, texts: Sequence[str], policy: Policy,
+                         expected: Sequence[tuple[int, ...] | None]) -> tuple[int, ...]:
+        """The positions of ``texts`` whose ``encode`` is not exactly ``expected`` there,
+        compared in the worker (:mod:`harness.differing`): only those positions cross back."""
+        texts = list(texts)
+        if len(texts) > 1:
+            found = differing.valid_positions(self.call("encode_differing", tuple(texts), policy, tuple(expected)),
+                                              len(texts))
+            if found is not None:
+                return found
+        # one text, or the call did not answer (a hang, a crash): each text on its own
+        answers = [outcome for _, outcome in self.call_many([("encode", (t, policy), False) for t in texts])]
+        return differing.positions_differing([a.value if a.is_ok else a for a in answers], expected, tuple)
+
+    def token_bytes_differing(self, ids: Sequence[int], expected: Sequence[bytes]) -> tuple[int, ...]:
+        """The positions of ``ids`` whose ``token_bytes`` is not exactly ``expected`` there,
+        compared in the worker; the expected bytes cross as one string."""
+        ids = list(ids)
+        if len(ids) > 1:
+            joined, lengths = differing.join_pieces(expected)
+            found = differing.valid_positions(self.call("token_bytes_differing", tuple(ids), joined, lengths), len(ids))
+            if found is not None:
+                return found
+        answers = [outcome for _, outcome in self.call_many([("token_bytes", (i,), False) for i in ids])]
+        return differing.positions_differing([differing.exact_piece(a) for a in answers], expected, bytes)
 
     def api_surfaces(self, texts: Sequence[str]) -> list[Outcome]:
         """``call("api_surface", text)`` for each of ``texts``, in order, walked together in

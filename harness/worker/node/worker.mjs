@@ -51,6 +51,10 @@ const FOLLOWED = new Set(["encode", "encode_ordinary"]);
 // call with tokconf.AskApart (harness.outcomes.ASK_APART), and the client asks each item
 // in a call of its own, so every item keeps the outcome its own call gives.
 const BULK = new Map([["encode_many", "encode"], ["token_bytes_many", "token_bytes"], ["api_surfaces", "api_surface"]]);
+// A list asked with the answers expected of it (harness/differing.py): the single operation
+// on each item, and only the positions whose answer is not exactly the expected one go
+// back. A failure differs; the parent asks that item again on its own.
+const DIFFERING = new Map([["encode_differing", "encode"], ["token_bytes_differing", "token_bytes"]]);
 
 function parseArgs(argv) {
   const args = { in: 0, out: 1, probe: false, project: null, modules: {} };
@@ -198,9 +202,51 @@ async function runMany(hosted, single, items, rest) {
   return { ok: values };
 }
 
+/** encode_differing [texts, policy, expected IDs or null] or token_bytes_differing [IDs,
+ * expected bytes joined, each one's length]: the positions that differ, as one value. */
+async function runDiffering(hosted, op, args) {
+  const single = DIFFERING.get(op);
+  let items, rest, expected;
+  if (op === "encode_differing") {
+    [items, , expected] = args;
+    rest = [args[1]];
+  } else {
+    const [ids, joined, lengths] = args;
+    items = ids;
+    rest = [];
+    expected = [];
+    let at = 0;
+    for (const length of lengths ?? []) {
+      expected.push(encodeValue(joined.subarray(at, at + length)));
+      at += length;
+    }
+  }
+  if (!Array.isArray(items) || !Array.isArray(expected) || expected.length !== items.length) {
+    return raisedOutcome("internal-error", "tokconf.ProtocolError", `${op}: ${items?.length} items for ${expected?.length} expected values`);
+  }
+  const positions = [];
+  for (let n = 0; n < items.length; n++) {
+    const outcome = await run(hosted, single, [items[n], ...rest]);
+    if (!("ok" in outcome) || !sameValue(outcome.ok, expected[n])) positions.push(n);
+  }
+  return { ok: positions };
+}
+
+/** Whether an answer (the protocol's value) is exactly the expected IDs or bytes. */
+function sameValue(got, wanted) {
+  if (Array.isArray(got)) {
+    return Array.isArray(wanted) && got.length === wanted.length && got.every((value, i) => value === wanted[i]);
+  }
+  if (got !== null && typeof got === "object" && typeof got.b === "string") {
+    return wanted !== null && typeof wanted === "object" && got.b === wanted.b;
+  }
+  return false;
+}
+
 async function run(hosted, op, args) {
   const { adapter } = hosted;
   if (BULK.has(op)) return runMany(hosted, BULK.get(op), args[0] ?? [], args.slice(1));
+  if (DIFFERING.has(op)) return runDiffering(hosted, op, args);
   if (!OPERATIONS.has(op)) return raisedOutcome("internal-error", "js.Error", `unknown adapter operation ${op}`);
   const method = adapter[op];
   if (typeof method !== "function") return raisedOutcome("unsupported", "js.Unsupported", `${hosted.info.name} has no ${op}`);
