@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from harness.outcomes import CATEGORIES, native_type_name
+from harness.outcomes import CATEGORIES, ints_only, native_type_name
 # the guard is an engine service (isolated workers use it too), public through harness.remote;
 # re-exported for the families
 from harness.remote import NetworkBlocked, no_network
@@ -60,6 +60,10 @@ def as_ids(value: Any, *, what: str) -> list[int]:
     Traceback (most recent call last):
     TypeError: encode returned str ('12'), expected a sequence of integer token IDs
     """
+    if type(value) is list and ints_only(value):
+        # what nearly every drop-in's encode returns, checked in C: the loop below was 0.26 s
+        # of the README's drop-in path (a worker encodes some 250,000 texts a run)
+        return list(value)
     if isinstance(value, (str, bytes, bytearray, dict)) or value is None:
         raise TypeError(f"{what} returned {type(value).__name__} ({_short(value)}), "
                         f"expected a sequence of integer token IDs")
