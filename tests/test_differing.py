@@ -1,4 +1,4 @@
-"""Which answers differ from the expected ones, asked where they are (harness/differing.py).
+"""Which answers differ from the expected ones, asked where they are (harness/worker/differing.py).
 
 The every-token phase sends a worker its texts with the reference's IDs, and its IDs with
 the reference's bytes, and the worker sends back only the positions that differ. These
@@ -16,9 +16,9 @@ import pytest
 
 from harness.calls import Calls, InProcess
 from harness.checks.base import ORDINARY
-from harness.differing import differing_encodes, differing_pieces, join_pieces, split_pieces
 from harness.registry import AdapterSpec, default_registry
 from harness.worker.client import WorkerExecutor
+from harness.worker.differing import differing_encodes, differing_pieces, join_pieces, split_pieces
 from harness.worker.setup import Isolation, WorkerSetup
 from tests.faulty_adapters import TRIGGER
 from tests.test_worker_bulk import counted

@@ -182,7 +182,7 @@ def test_a_clean_list_is_one_call_with_each_items_own_answer(echo):
 
 
 def test_a_list_with_its_expected_answers_comes_back_as_the_positions_that_differ(echo):
-    # harness/differing.py: the every-token phase compares in the worker, in Node too
+    # harness/worker/differing.py: the every-token phase compares in the worker, in Node too
     texts = ["hello", "a\ud800b", "!throw", "xy", "\U0001f600", "!float"]
     expected = [tuple(utf16_units(t)) for t in texts]
     expected[3] = (120, 0)  # an expectation the answer does not meet

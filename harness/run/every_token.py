@@ -30,11 +30,11 @@ from typing import Any, Callable, Iterator, Sequence
 
 from harness.calls import Calls
 from harness.checks.base import ORDINARY, Finding, shape
-from harness.differing import differing_encodes, differing_pieces
 from harness.generate.every_token import (SLICE_TOKENS, EncodeMany, EveryTokenPlan, TokenSlice, build_plan,
                                           encode_all)
 from harness.outcomes import Outcome
 from harness.run.settle import Candidate
+from harness.worker.differing import differing_encodes, differing_pieces
 
 __all__ = ["FULL_CHECKS_PER_SLICE", "PlanSource", "PlanSummary", "SliceRef", "adapter_task_groups",
            "named_task_groups", "plan_for", "run_slice", "unit_count"]
@@ -122,7 +122,7 @@ def _differing_texts(runner: Any, adapter: Calls, reference: Calls, token_slice:
             apart = [n for n, answer in zip(positions, answers) if not _joins_to(adapter, entries[n][0], answer, known)]
         else:
             # compared where the answers are: a worker sends back only the positions that
-            # differ (harness.differing), not every text's IDs
+            # differ (harness.worker.differing), not every text's IDs
             found = differing_encodes(adapter, [entries[n][0] for n in positions], policy,
                                       [entries[n][2] for n in positions], frame=_FRAME)
             apart = [positions[k] for k in found]
@@ -163,7 +163,7 @@ def _reference_answers(reference: Calls, entries: Sequence[tuple[str, Any, tuple
 def _joins_to(reference: Calls, text: str, answer: tuple[int, ...] | Outcome, known: dict[int, bytes | None]) -> bool:
     """Whether the reference's ``answer`` (:func:`encode_all`'s) to ``text`` is IDs whose
     bytes join to the text. (Another adapter agrees when its answer is exactly the IDs the
-    plan holds: :func:`harness.differing.positions_differing`.)"""
+    plan holds: :func:`harness.worker.differing.positions_differing`.)"""
     if type(answer) is not tuple:
         return False  # a failure: the full checks judge it
     joined = _joined(reference, answer, known)

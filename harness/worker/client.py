@@ -29,12 +29,12 @@ import time
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from harness import differing
 from harness.calls import AdapterInfo
 from harness.cases.model import Policy
 from harness.outcomes import Outcome, checked
 from harness.provenance import Provenance
 from harness.registry import AdapterUnavailable
+from harness.worker import differing
 from harness.worker.limits import NetworkProtection, crash_cause
 from harness.worker.protocol import (
     ProtocolError,
@@ -288,7 +288,7 @@ class WorkerExecutor:
     def encode_differing(self, texts: Sequence[str], policy: Policy,
                          expected: Sequence[tuple[int, ...] | None]) -> tuple[int, ...]:
         """The positions of ``texts`` whose ``encode`` is not exactly ``expected`` there,
-        compared in the worker (:mod:`harness.differing`): only those positions cross back."""
+        compared in the worker (:mod:`harness.worker.differing`): only those positions cross back."""
         texts = list(texts)
         if len(texts) > 1:
             found = differing.valid_positions(self.call("encode_differing", tuple(texts), policy, tuple(expected)),

@@ -24,11 +24,10 @@ from contextlib import ExitStack
 from types import SimpleNamespace
 from typing import Any, BinaryIO
 
-from harness import differing
 from harness.calls import InProcess
 from harness.outcomes import CRASH_OUT_OF_MEMORY, Outcome, native_type_name
 from harness.registry import AdapterUnavailable, library_version
-from harness.worker import limits
+from harness.worker import differing, limits
 from harness.worker.argv import read_flags
 from harness.worker.protocol import (decode_value, encode_frame, encode_outcome, encode_value, info_to_json,
                                      outcome_frame, read_frame)
@@ -122,7 +121,7 @@ def _provenance(adapter: Any) -> dict[str, Any] | None:
 
 def _run(executor: InProcess, op: str, args: tuple[Any, ...]) -> Outcome:
     try:
-        if op in differing.OPERATIONS:  # the comparison made here (harness.differing)
+        if op in differing.OPERATIONS:  # the comparison made here (harness.worker.differing)
             return differing.answer(executor, op, args)
         return executor.call(op, *args)
     except (KeyboardInterrupt, SystemExit) as exc:
