@@ -51,9 +51,9 @@ const FOLLOWED = new Set(["encode", "encode_ordinary"]);
 // call with tokconf.AskApart (harness.outcomes.ASK_APART), and the client asks each item
 // in a call of its own, so every item keeps the outcome its own call gives.
 const BULK = new Map([["encode_many", "encode"], ["token_bytes_many", "token_bytes"], ["api_surfaces", "api_surface"]]);
-// A list asked with the answers expected of it (harness/worker/differing.py): the single operation
-// on each item, and only the positions whose answer is not exactly the expected one go
-// back. A failure differs; the parent asks that item again on its own.
+// A list asked with the answers expected of it (harness/worker/differing.py): the single
+// operation on each item, and only the positions whose answer is not exactly the expected
+// one go back. A failure differs; the parent asks that item again on its own.
 const DIFFERING = new Map([["encode_differing", "encode"], ["token_bytes_differing", "token_bytes"]]);
 
 function parseArgs(argv) {
