@@ -177,7 +177,7 @@ def pieces_of(calls: Calls, ids: Sequence[int]) -> list[bytes | None]:
         calls.prefetch_pieces(ids)
         found = [calls.token_bytes(i) for i in ids]
         calls.forget_pieces(ids)
-        return [o.value if o.is_ok else None for o in found]
+        return [bytes(o.value) if o.is_ok else None for o in found]  # a subclass's copy, as pieces_each keeps
     return [p if type(p) is bytes else (p.value if p.is_ok else None) for p in each(ids)]
 
 

@@ -309,7 +309,7 @@ class WorkerExecutor:
             if found is not None:
                 return found
         answers = [outcome for _, outcome in self.call_many([("token_bytes", (i,), False) for i in ids])]
-        return differing.positions_differing([differing.exact_piece(a) for a in answers], expected, bytes)
+        return differing.positions_differing([a.value if a.is_ok else a for a in answers], expected, bytes)
 
     def api_surfaces(self, texts: Sequence[str]) -> list[Outcome]:
         """``call("api_surface", text)`` for each of ``texts``, in order, walked together in

@@ -28,8 +28,8 @@ from typing import Any, Sequence
 
 from harness.outcomes import Outcome
 
-__all__ = ["OPERATIONS", "answer", "differing_encodes", "differing_pieces", "exact_piece", "join_pieces",
-           "positions_differing", "split_pieces", "valid_positions"]
+__all__ = ["OPERATIONS", "answer", "differing_encodes", "differing_pieces", "join_pieces", "positions_differing",
+           "split_pieces", "valid_positions"]
 
 #: the worker operations of this module (:mod:`harness.worker.server`, ``worker.mjs``)
 OPERATIONS = frozenset({"encode_differing", "token_bytes_differing"})
@@ -127,21 +127,14 @@ def differing_encodes(calls: Any, texts: Sequence[str], policy: Any,
 def differing_pieces(calls: Any, ids: Sequence[int], expected: Sequence[bytes], *, frame: int) -> list[int]:
     """The positions of ``ids`` whose ``token_bytes`` is not exactly ``expected`` there,
     ``frame`` IDs per question."""
+    # the plan's own reading of every ID's bytes (one loop in process, no Outcome per ID;
+    # None where there are none, which differs); imported here: a worker never needs it
+    from harness.generate.every_token import pieces_of
+
     asked = getattr(calls.executor, "token_bytes_differing", None)
     out: list[int] = []
     for start in range(0, len(ids), frame):
         part, wanted = ids[start:start + frame], expected[start:start + frame]
-        if asked is not None:
-            found: Sequence[int] = asked(part, wanted)
-        else:
-            calls.prefetch_pieces(part)
-            found = positions_differing([exact_piece(calls.token_bytes(i)) for i in part], wanted, bytes)
-            calls.forget_pieces(part)
+        found = asked(part, wanted) if asked is not None else positions_differing(pieces_of(calls, part), wanted, bytes)
         out += [start + n for n in found]
     return out
-
-
-def exact_piece(outcome: Outcome) -> Any:
-    """``token_bytes``'s answer as a worker's loop has it: exact bytes (a subclass's copy,
-    which compares as the subclass does), else the failure."""
-    return bytes(outcome.value) if outcome.is_ok and isinstance(outcome.value, bytes) else outcome
