@@ -111,6 +111,9 @@ class _Seen:
     traced: int = 0
     categories: set[str] = field(default_factory=set)
     scripts: set[str] = field(default_factory=set)
+    #: the characters whose category and script are counted: a document classifies only
+    #: the ones it adds (prose repeats the same few dozen; a corpus paid ~20 us a document)
+    chars: set[str] = field(default_factory=set)
     steered: dict[str, int] | None = None
     #: IDs the every-token phase checked (:mod:`harness.run.every_token`): one run of IDs
     #: per vocabulary, not 200,000 ints
@@ -128,7 +131,8 @@ class Collector:
         self._seen: dict[str, _Seen] = {}
         #: encoding -> the split pattern of its reference, for adapters that declare none
         self._reference_pattern = reference_pattern
-        self._text_chars: tuple[str, frozenset[str], frozenset[str]] = ("", frozenset(), frozenset())
+        #: the last text and its characters: every adapter of an input observes the same text
+        self._text_chars: tuple[str, frozenset[str]] = ("", frozenset())
         self._calls: dict[str, Calls] = {}
 
     def _for(self, adapter: Calls) -> _Seen:
@@ -160,9 +164,11 @@ class Collector:
             for b in set(order):
                 seen.alternatives[b] = seen.alternatives.get(b, 0) + 1
             seen.pairs.update(zip(order, order[1:]))
-        categories, scripts = self._characters(text)
-        seen.categories |= categories
-        seen.scripts |= scripts
+        new = self._characters(text) - seen.chars
+        if new:
+            seen.chars |= new
+            seen.categories.update(map(unicodedata.category, new))
+            seen.scripts.update(map(script_of, new))
         if trace and adapter.info.capabilities.trace:
             seen.traced += 1
             rounds = adapter.trace(text)
@@ -203,6 +209,7 @@ class Collector:
             mine.ranks |= other.ranks
             mine.categories |= other.categories
             mine.scripts |= other.scripts
+            mine.chars |= other.chars
             mine.checked |= other.checked
             mine.left_over += other.left_over
             mine.reachability = mine.reachability or other.reachability
@@ -224,12 +231,10 @@ class Collector:
         seen = self._seen.get(adapter)
         return set(seen.ids) if seen else set()
 
-    def _characters(self, text: str) -> tuple[frozenset[str], frozenset[str]]:
+    def _characters(self, text: str) -> frozenset[str]:
         if self._text_chars[0] != text:
-            chars = set(text)
-            self._text_chars = (text, frozenset(unicodedata.category(c) for c in chars),
-                                frozenset(script_of(c) for c in chars))
-        return self._text_chars[1], self._text_chars[2]
+            self._text_chars = (text, frozenset(text))
+        return self._text_chars[1]
 
     def summary(self) -> dict[str, dict[str, Any]]:
         """Per adapter, JSON-ready (see the module docstring for the fields)."""
