@@ -187,3 +187,47 @@ def test_the_long_inputs_keep_the_references_answers_though_a_worker_asks_them(
     assert PLUGIN in warm_profile["adapter_calls_by_phase_s"]["long"]
     assert cold["run"]["limits"]["long_reach"] == warm["run"]["limits"]["long_reach"]
     assert verdicts(warm, details=True) == verdicts(cold, details=True)
+
+
+def test_a_cases_units_answers_key_is_the_same_under_one_job_and_under_two() -> None:
+    """One job holds every adapter's vocabulary findings when it keys a cases unit, most of
+    them empty; a ``--jobs`` process forked before the vocabulary phase ended holds none.
+    The key was made of both, so a drop-in's run at ``--jobs 1`` after one at ``--jobs 2``
+    asked tiktoken every case and everyday document again (3.7 s of its calls, measured
+    with ``--profile-harness``). A finding the unit judges is still in its key."""
+    from dataclasses import replace
+
+    from harness.cases.loader import load_cases
+    from harness.cases.model import Case, DocumentedDivergence
+    from harness.checks.base import Finding
+    from harness.run.runner import Runner
+    from harness.run.selection import select
+    from harness.run.unit_cache import UnitCache
+
+    selected = select(default_registry(), impls=["tiktoken:r50k_base", "minbpe:r50k_base"])
+    row = selected.rows["minbpe:r50k_base"]
+    selected.rows["minbpe:r50k_base"] = replace(row, provider="plugin mine.py:family")  # a drop-in: not hashable
+    cache = UnitCache(Path("/nonexistent"))
+    cases = [case for case in load_cases() if not case.long][:24]
+    documented = Case(id="vocab#0", text="a", file="t.yaml", line=1, documented=(DocumentedDivergence(
+        adapters=("minbpe:*",), check="vocab-consistency", reason="why", source="tests", kind="token-round-trip"),))
+
+    def key(runner: Runner, chunk: list[Case]) -> str:
+        found = cache.answers_key(runner, "cases", (chunk, runner.vocab_for(chunk)))
+        assert found is not None and found[0] == ("tiktoken:r50k_base",)
+        return found[1]
+
+    forked = Runner(selected)  # a --jobs process: forked before the vocabulary phase ended
+    one_job = Runner(selected)
+    one_job.vocab_findings = {name: [] for name in selected.calls}
+    assert key(one_job, cases) == key(forked, cases)
+    assert key(one_job, [*cases, documented]) == key(forked, [*cases, documented])
+
+    # a finding these cases judge keys them; one no case here judges does not
+    finding = Finding(adapter="minbpe:r50k_base", check="vocab-consistency", kind="token-round-trip",
+                      detail="d", text="a")
+    one_job.vocab_findings["minbpe:r50k_base"] = [finding]
+    assert one_job.vocab_for([*cases, documented]) == {"minbpe:r50k_base": [finding]}
+    assert key(one_job, [*cases, documented]) != key(forked, [*cases, documented])
+    assert key(one_job, cases) == key(forked, cases)
+    selected.close()

@@ -327,10 +327,24 @@ def _unit(runner: Any, kind: str, task: Sequence[Any]
     else:  # cases: a case picks its pairs among every adapter of the run
         cases, vocab_findings = task
         names = sorted(selected.calls)
-        inputs = lambda: [canonical(list(cases)),
-                          canonical({**runner.vocab_findings, **vocab_findings}), canonical(selected.references)]
+        inputs = lambda: [canonical(list(cases)), canonical(_judged_vocab(vocab_findings)), canonical(selected.references)]
         shown = tuple(names)
     return names, inputs, shown
+
+
+def _judged_vocab(findings: dict[str, list[Any]]) -> dict[str, list[Any]]:
+    """The vocabulary findings a cases unit judges (its task's: ``Runner.vocab_for``), as
+    its key holds them: an adapter with none is left out, as the runner reads a missing one
+    as none. The key once held the runner's findings too: every adapter's, most of them
+    empty, with one job; none in a ``--jobs`` process forked before the vocabulary phase
+    ended, where a drop-in's run makes the key of tiktoken's answers
+    (:mod:`harness.run.answers`). So that run asked tiktoken every case again after a run
+    at the other ``--jobs``.
+
+    >>> _judged_vocab({"a": [], "b": ["found"]})
+    {'b': ['found']}
+    """
+    return {name: found for name, found in findings.items() if found}
 
 
 def _all_fingerprinted(selected: Any, names: Iterable[str]) -> bool:
