@@ -18,8 +18,8 @@ from typing import Iterable, Mapping, Sequence, TypeVar
 
 from harness.cases.model import Case, DocumentedDivergence, ExpectedError
 
-__all__ = ["adapter_matches", "any_release", "case_applies_to", "documented_for", "expectation_for", "lookup",
-           "unknown_adapter_kinds"]
+__all__ = ["adapter_matches", "any_release", "case_applies_to", "documented_for", "documenting", "expectation_for",
+           "lookup", "unknown_adapter_kinds"]
 
 T = TypeVar("T")
 
@@ -109,6 +109,19 @@ def documented_for(case: Case, adapter: str, check: str, also: Sequence[str] = (
         if entry.check == check and any(_matches(p, adapter, also) for p in entry.adapters):
             return entry
     return None
+
+
+def documenting(cases: Iterable[Case], check: str, likes: Mapping[str, Sequence[str]]) -> list[str]:
+    """The adapters of ``likes`` (each name -> the names it declares like) for which one of
+    ``cases`` documents ``check``, matched as :func:`documented_for` matches them.
+
+    >>> doc = DocumentedDivergence(adapters=("hf:*",), check="vocab-consistency", reason="r", source="s")
+    >>> case = Case(id="c", text="a", file="f.yaml", line=1, documented=(doc,))
+    >>> documenting([case], "vocab-consistency", {"hf-json:x.json": ("hf:cl100k_base",), "tiktoken:gpt2": ()})
+    ['hf-json:x.json']
+    """
+    cases = [case for case in cases if any(entry.check == check for entry in case.documented)]
+    return [name for name, also in likes.items() if any(documented_for(case, name, check, also) for case in cases)]
 
 
 def unknown_adapter_kinds(cases: Iterable[Case], known_kinds: Iterable[str]) -> list[tuple[str, int, str, str, str]]:

@@ -50,7 +50,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from harness.calls import Calls
 from harness.cases.model import CHECKS, Case, DocumentedDivergence, Policy
-from harness.cases.loader import case_applies_to, documented_for
+from harness.cases.match import case_applies_to, documented_for, documenting
 from harness.checks.base import AGREE, ORDINARY, SKIP, UNSUPPORTED, Finding, Result, Subject, declared_policy
 from harness.checks import TEXT_CHECKS, run_text_check
 from harness.run.deltas import fresh, merge, shared
@@ -201,18 +201,10 @@ class Runner:
                 self._case_reference(case)
 
     def vocab_for(self, cases: Iterable[Case]) -> dict[str, list[Finding]]:
-        """The vocabulary findings these cases' documented vocabulary divergences judge,
-        matched as :meth:`_run_pair` matches them (an adapter's declared likenesses too):
-        a ``--jobs`` process forked before they were found judges with these alone, and a
-        cases unit is keyed by them (:mod:`harness.run.unit_cache`)."""
-        cases = [case for case in cases if any(d.check == "vocab-consistency" for d in case.documented)]
-        judged = {}
-        for name, found in self.vocab_findings.items():
-            calls = self.selected.calls.get(name)
-            like = calls.info.declares_like if calls is not None else ()
-            if any(documented_for(case, name, "vocab-consistency", like) for case in cases):
-                judged[name] = found
-        return judged
+        """The vocabulary findings ``cases`` judge, matched as :meth:`_run_pair` matches: all
+        a ``--jobs`` process forked before they were found reads, and its unit's key's."""
+        likes = {name: self.selected.calls[name].info.declares_like for name in self.vocab_findings}
+        return {name: self.vocab_findings[name] for name in documenting(cases, "vocab-consistency", likes)}
 
     def case_pairs(self, case: Case) -> list[tuple[Calls, Calls]]:
         """(adapter, reference) pairs a case runs on; empty if its reference is unavailable."""
