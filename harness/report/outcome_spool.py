@@ -38,7 +38,8 @@ from pathlib import Path
 from typing import IO, Any, Iterable, Iterator, Mapping
 
 __all__ = ["SPOOL_FOLDER", "OutcomeSpool", "Row", "combined", "combined_rows", "encode_json", "entry_line",
-           "entry_of", "held_record", "pack_inputs", "record_key", "record_line", "record_of", "unpack_inputs", "write_record"]
+           "entry_of", "held_record", "pack_inputs", "record_key", "record_line", "record_of", "unpack_inputs",
+           "write_record"]
 
 SPOOL_FOLDER = "outcomes.spool"
 BUFFER = 2048

@@ -327,7 +327,8 @@ def _unit(runner: Any, kind: str, task: Sequence[Any]
     else:  # cases: a case picks its pairs among every adapter of the run
         cases, vocab_findings = task
         names = sorted(selected.calls)
-        inputs = lambda: [canonical(list(cases)), canonical(_judged_vocab(vocab_findings)), canonical(selected.references)]
+        inputs = lambda: [canonical(list(cases)), canonical(_judged_vocab(vocab_findings)),
+                          canonical(selected.references)]
         shown = tuple(names)
     return names, inputs, shown
 
