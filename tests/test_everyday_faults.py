@@ -26,9 +26,9 @@ def test_tokconf_run_fails(name: str, check: str, tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "harness", "run", "--quiet", "--no-isolate", "--plugin", PLUGINS[name], "--impl", name,
          "--no-cases", "--max-examples", "1",
-         # each fault with the phase that finds it and the ones no flag turns on: the long
-         # fault's run without every token and everyday text (under 50,000 characters) is
-         # 30 s of CPU here instead of 40
+         # each fault with the phase that finds it: neither can show in everyday text (a lone
+         # "The" token; inputs over 50,000 characters), and the long fault's run without every
+         # token is 30 s of CPU here instead of 40
          *(["--no-default-long", "--no-everyday"] if check == "every-token" else ["--no-every-token", "--no-everyday"]),
          "--out", str(tmp_path)],
         cwd=ROOT, capture_output=True, text=True, timeout=3600)

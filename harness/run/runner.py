@@ -201,8 +201,8 @@ class Runner:
                 self._case_reference(case)
 
     def vocab_for(self, cases: Iterable[Case]) -> dict[str, list[Finding]]:
-        """The vocabulary findings ``cases`` judge, matched as :meth:`_run_pair` matches: all
-        a ``--jobs`` process forked before they were found reads, and its unit's key's."""
+        """The vocabulary findings ``cases`` judge (matched as :meth:`_run_pair` matches): what a
+        cases task carries to a process forked before they were found, and its cache key."""
         likes = {name: self.selected.calls[name].info.declares_like for name in self.vocab_findings}
         return {name: self.vocab_findings[name] for name in documenting(cases, "vocab-consistency", likes)}
 
