@@ -53,10 +53,10 @@ def record_of(text: str, policy: Any, entry: Mapping[str, Any]) -> dict[str, Any
 
 
 def entry_line(text: str, policy: Any, entry: Mapping[str, Any]) -> bytes:
-    """``record_line(record_of(text, policy, entry))``, made without the record: an outcome
-    object that several adapters share (the runner keeps one for the adapters that agree)
-    is encoded once. A corpus run makes one per document and adapter; the JSON of a 2 KB
-    document's ~450 IDs is some 40 us here, more than the rest of its line.
+    """``record_line(record_of(text, policy, entry))``, written as :func:`write_record`
+    writes the log's: an outcome object that several adapters share (the runner keeps one
+    for the adapters that agree) is encoded once. A corpus run makes one per document; the
+    JSON of a 2 KB document's ~450 IDs is some 40 us here, more than the rest of its line.
 
     >>> from harness.cases.model import Policy
     >>> from harness.outcomes import Outcome
@@ -65,18 +65,9 @@ def entry_line(text: str, policy: Any, entry: Mapping[str, Any]) -> bytes:
     >>> entry_line("hi", Policy(), entry) == record_line(record_of("hi", Policy(), entry))
     True
     """
-    encoded: dict[int, bytes] = {}
-    parts = [b'{"text":', _dumps(text), b',"policy":', _dumps(policy.describe()), b',"origin":',
-             _dumps(entry["origin"]), b',"case":', _dumps(entry["case"]), b',"outcomes":{']
-    comma = b""
-    for adapter, outcome in sorted(entry["outcomes"].items()):
-        line = encoded.get(id(outcome))
-        if line is None:
-            line = encoded[id(outcome)] = _dumps(encode_json(outcome))
-        parts += [comma, _dumps(adapter), b":", line]
-        comma = b","
-    parts.append(b"}}\n")
-    return b"".join(parts)
+    out = io.BytesIO()
+    write_record(out, held_record(text, policy, entry))
+    return out.getvalue()
 
 
 def encode_json(outcome: Any) -> dict[str, Any]:
@@ -176,14 +167,8 @@ def write_record(out: IO[bytes], record: Mapping[str, Any]) -> None:
     >>> out = io.BytesIO(); write_record(out, long); out.getvalue() == record_line(long)
     True
     """
-    from harness.golden.format import outcome_to_json
     from harness.outcomes import Outcome
 
-    outcomes = record.get("outcomes", {})
-    if len(record.get("text", "")) <= _SHORT_TEXT:  # an everyday document: one JSON value, one write
-        out.write(record_line({**record, "outcomes": {
-            a: outcome_to_json(o) if isinstance(o, Outcome) else o for a, o in outcomes.items()}}))
-        return
     encoded: dict[int, bytes] = {}  # id(outcome) -> its JSON, for an object more adapters share
     parts: list[bytes] = []  # written together: a gzip write per piece cost more than the JSON
     held = 0
@@ -199,7 +184,7 @@ def write_record(out: IO[bytes], record: Mapping[str, Any]) -> None:
         for adapter, outcome in value.items():
             line = encoded.get(id(outcome))
             if line is None:
-                line = _dumps(outcome_to_json(outcome) if isinstance(outcome, Outcome) else outcome)
+                line = _dumps(encode_json(outcome) if isinstance(outcome, Outcome) else outcome)
                 if shared[id(outcome)] > 1:  # the record holds the object: its id stays its own
                     encoded[id(outcome)] = line
             parts.append(inner + _dumps(adapter) + b":" + line)
@@ -214,9 +199,7 @@ def write_record(out: IO[bytes], record: Mapping[str, Any]) -> None:
     out.write(b"".join(parts))
 
 
-#: a record of a text this short is written as one JSON value (its IDs are few)
-_SHORT_TEXT = 4096
-#: bytes of JSON a longer record holds before writing them
+#: bytes of JSON a record holds before writing them (a long input's, adapter by adapter)
 _HELD_BYTES = 1 << 16
 
 
